@@ -1,0 +1,32 @@
+// The list of shipped kernel configurations. One line per config; each config's launchers are
+// instantiated in its own translation unit under instantiations/ so that the builds run in
+// parallel. The heuristics (src/dispatch) index into this table.
+#include "swiglu_params.h"
+
+namespace tileglu {
+namespace kernels {
+// Defined in instantiations/k2_<config>.cu.
+#define TILEGLU_DECLARE_LAUNCHERS(cfg)                                                   \
+  cudaError_t launch_##cfg##_bf16(const SwigluParams&, int, cudaStream_t);            \
+  cudaError_t launch_##cfg##_fp16(const SwigluParams&, int, cudaStream_t);
+TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_s6)
+TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x64x64_s8)
+#undef TILEGLU_DECLARE_LAUNCHERS
+}  // namespace kernels
+
+namespace {
+// name, kernel, tile_m, tile_n (output columns), tile_k, stages, cluster_m, cluster_n
+const KernelEntry kRegistry[] = {
+    {{"k2_pingpong_128x64x64_s6", 2, 128, 64, 64, 6, 1, 1},
+     kernels::launch_k2_pingpong_128x64x64_s6_bf16, kernels::launch_k2_pingpong_128x64x64_s6_fp16},
+    {{"k2_pingpong_64x64x64_s8", 2, 64, 64, 64, 8, 1, 1},
+     kernels::launch_k2_pingpong_64x64x64_s8_bf16, kernels::launch_k2_pingpong_64x64x64_s8_fp16},
+};
+}  // namespace
+
+const KernelEntry* kernel_registry(int* count) {
+  *count = static_cast<int>(sizeof(kRegistry) / sizeof(kRegistry[0]));
+  return kRegistry;
+}
+
+}  // namespace tileglu

@@ -1,0 +1,55 @@
+// Torch-free, CUDA-kernel-free description of one SwiGLU forward and of the compiled kernel
+// configurations. Shared by the C API (src/api), the heuristics (src/dispatch) and the kernel
+// translation units (src/kernels/instantiations). Host code only needs <cuda_runtime_api.h>.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+namespace tileglu {
+
+enum class DType : int { kBF16 = 0, kFP16 = 1 };
+
+// A validated problem: every pointer non-null and 16-byte aligned, m/k/i > 0, k/i and every
+// leading dimension a multiple of 8, no aliasing of out with an input (src/api/validate.cpp).
+struct SwigluParams {
+  int m = 0;  // tokens
+  int k = 0;  // hidden size
+  int i = 0;  // intermediate size
+  const void* x = nullptr;       // [m, k] row-major, leading dimension ldx
+  int64_t ldx = 0;
+  const void* w_gate = nullptr;  // [i, k] row-major
+  int64_t ld_gate = 0;
+  const void* w_up = nullptr;    // [i, k] row-major
+  int64_t ld_up = 0;
+  void* out = nullptr;           // [m, i] row-major
+  int64_t ld_out = 0;
+};
+
+// What the config query reports and the heuristics choose between.
+struct KernelConfig {
+  const char* name;  // unique, e.g. "k2_pingpong_128x64x64_s6"
+  int kernel;        // 2 = Kernel-2 (one GEMM over [gate | up] tiles, SwiGLU in the epilogue)
+  int tile_m;        // rows of X per consumer-warpgroup tile
+  int tile_n;        // output columns per tile (GEMM tile is 2 * tile_n wide)
+  int tile_k;
+  int stages;
+  int cluster_m;
+  int cluster_n;
+};
+
+// Launches the kernel on `stream` for a validated problem. `sm_count` is the current device's
+// multiprocessor count (persistent grid size). Returns the launch's cudaError_t.
+using LaunchFn = cudaError_t (*)(const SwigluParams& params, int sm_count, cudaStream_t stream);
+
+struct KernelEntry {
+  KernelConfig config;
+  LaunchFn launch_bf16;
+  LaunchFn launch_fp16;
+};
+
+// Every shipped configuration, in a fixed order (src/kernels/registry.cpp).
+const KernelEntry* kernel_registry(int* count);
+
+}  // namespace tileglu
