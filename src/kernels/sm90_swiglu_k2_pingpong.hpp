@@ -1,0 +1,172 @@
+// Kernel-2: one persistent, TMA warp-specialized Pingpong GEMM over [gate | up] weight tiles
+// with SwiGLU computed from the accumulator before the single rounding.
+//
+// Warp roles (384 threads): warpgroup 0 is the producer (one elected thread issues the TMA
+// copies of sm90_swiglu_mainloop_tma_gmma_ws.hpp), warpgroups 1 and 2 are consumers. Each
+// consumer owns a whole output tile at a time; tiles of one CTA alternate between the two
+// consumers. An ordered barrier hands the tensor cores from one consumer's K sweep to the
+// other's, so the SwiGLU math and the stores of one consumer (sm90_swiglu_epilogue.hpp) run
+// while the other consumer issues WGMMA — that is where the epilogue hides.
+//
+// Register split: the producer gives registers back (setmaxnreg 40) so each consumer can
+// hold 232; a 128 x 128 fp32 accumulator costs 128 of them per thread.
+#pragma once
+
+#include <cute/tensor.hpp>
+#include <cutlass/arch/barrier.h>
+#include <cutlass/arch/reg_reconfig.h>
+#include <cutlass/cutlass.h>
+#include <cutlass/pipeline/sm90_pipeline.hpp>
+
+#include "sm90_swiglu_epilogue.hpp"
+#include "sm90_swiglu_mainloop_tma_gmma_ws.hpp"
+#include "sm90_tile_scheduler.hpp"
+#include "swiglu_params.h"
+
+namespace tileglu::kernels {
+
+template <class Element_, int kTileM, int kTileN, int kTileK, int kStages>
+struct Sm90SwigluK2Pingpong {
+  using Element = Element_;
+  using Mainloop = Sm90SwigluMainloopK2<Element, kTileM, kTileN, kTileK, kStages>;
+  using Epilogue = Sm90SwigluEpilogue<Element, kTileM, kTileN>;
+  using TiledMma = typename Mainloop::TiledMma;
+  using Pipeline = typename Mainloop::Pipeline;
+  using PipelineState = typename Mainloop::PipelineState;
+  // Depth 1: only the consumers' K sweeps are ordered; the epilogue shares nothing.
+  using MathOrderBarrier = cutlass::OrderedSequenceBarrier<1, 2>;
+
+  static constexpr int kThreads = 384;
+  static constexpr int kProducerRegisters = 40;
+  static constexpr int kConsumerRegisters = 232;
+  // Two 64-row WGMMA atoms of 2*tile_n fp32 columns per thread, 1 register each value.
+  static_assert(kTileM * 2 * kTileN / 128 <= 160, "accumulator must leave registers for the epilogue");
+
+  struct SharedStorage {
+    typename Mainloop::SharedStorage tensors;
+    typename Pipeline::SharedStorage pipeline;
+    typename MathOrderBarrier::SharedStorage math_order;
+  };
+  // Dynamic smem is only guaranteed 16-byte aligned; the swizzled tiles need 1024.
+  static constexpr int kSmemBytes = int(sizeof(SharedStorage)) + 1024;
+  static_assert(kSmemBytes <= 232448, "exceeds the 227 KiB of shared memory an SM90 CTA may use");
+
+  struct Params {
+    typename Mainloop::Params mainloop;
+    Sm90StaticPersistentScheduler scheduler;
+    Element* out;
+    int64_t ld_out;
+  };
+};
+
+template <class Kernel>
+__global__ void __launch_bounds__(Kernel::kThreads, 1)
+sm90_swiglu_k2_pingpong_kernel(__grid_constant__ typename Kernel::Params const params) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using namespace cute;
+  using Mainloop = typename Kernel::Mainloop;
+  using Pipeline = typename Kernel::Pipeline;
+  using PipelineState = typename Kernel::PipelineState;
+  using SharedStorage = typename Kernel::SharedStorage;
+
+  extern __shared__ char smem_raw[];
+  SharedStorage& smem = *reinterpret_cast<SharedStorage*>(
+      (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+
+  int const warp_group = cutlass::canonical_warp_group_idx();
+  int const warp_in_group = cutlass::canonical_warp_idx_sync() % cutlass::NumWarpsPerWarpGroup;
+  int const wg_thread_idx = int(threadIdx.x) % cutlass::NumThreadsPerWarpGroup;
+  bool const is_producer = warp_group == 0;
+
+  if (threadIdx.x == 0) {
+    Mainloop::prefetch_tma_descriptors(params.mainloop);
+  }
+
+  typename Pipeline::Params pipe_params;
+  pipe_params.role = is_producer ? Pipeline::ThreadCategory::Producer : Pipeline::ThreadCategory::Consumer;
+  pipe_params.is_leader = wg_thread_idx == 0;
+  pipe_params.num_consumers = cutlass::NumThreadsPerWarpGroup;
+  pipe_params.transaction_bytes = Mainloop::kTmaTransactionBytes;
+  Pipeline pipeline(smem.pipeline, pipe_params, Shape<_1, _1, _1>{});
+
+  typename Kernel::MathOrderBarrier::Params order_params;
+  order_params.group_id = is_producer ? 0 : warp_group - 1;
+  order_params.group_size = cutlass::NumThreadsPerWarpGroup;
+  typename Kernel::MathOrderBarrier math_order(smem.math_order, order_params);
+
+  __syncthreads();  // barriers initialised before anyone waits on them
+
+  Sm90StaticPersistentScheduler const& sched = params.scheduler;
+  int const total_tiles = sched.total_tiles();
+  int const k_tiles = Mainloop::k_tiles(params.mainloop);
+
+  if (is_producer) {
+    cutlass::arch::warpgroup_reg_dealloc<Kernel::kProducerRegisters>();
+    if (warp_in_group == 0 && cute::elect_one_sync()) {
+      PipelineState write_state = cutlass::make_producer_start_state<Pipeline>();
+      for (int tile = blockIdx.x; tile < total_tiles; tile += gridDim.x) {
+        int m_blk, n_blk;
+        sched.tile_coord(tile, m_blk, n_blk);
+        Mainloop::load(params.mainloop, pipeline, write_state, m_blk, n_blk, smem.tensors);
+      }
+      pipeline.producer_tail(write_state);
+    }
+  } else {
+    cutlass::arch::warpgroup_reg_alloc<Kernel::kConsumerRegisters>();
+    int const consumer = warp_group - 1;
+    typename Kernel::TiledMma tiled_mma;
+    PipelineState read_state;
+    // Consumer 1 takes the CTA's odd tiles: skip the stages of consumer 0's first tile.
+    if (consumer == 1) read_state.advance(k_tiles);
+    for (int tile = blockIdx.x + consumer * gridDim.x; tile < total_tiles; tile += 2 * gridDim.x) {
+      int m_blk, n_blk;
+      sched.tile_coord(tile, m_blk, n_blk);
+      Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<Mainloop::kTileM>{}, Int<Mainloop::kGemmTileN>{}));
+
+      math_order.wait();
+      Mainloop::mma(pipeline, read_state, accum, k_tiles, wg_thread_idx, smem.tensors);
+      math_order.arrive();
+      Mainloop::mma_tail(pipeline, read_state, k_tiles);
+      read_state.advance(2 * k_tiles);  // past this tile and the other consumer's
+
+      Kernel::Epilogue::store(accum, tiled_mma, wg_thread_idx, m_blk * Mainloop::kTileM,
+                              n_blk * Mainloop::kTileN, params.mainloop.m, params.mainloop.i,
+                              params.out, params.ld_out);
+    }
+  }
+#endif
+}
+
+// Host side: builds the TMA descriptors for the user's pointers and launches a persistent grid.
+template <class Kernel>
+cudaError_t launch_sm90_swiglu_k2(SwigluParams const& p, int sm_count, cudaStream_t stream) {
+  using Element = typename Kernel::Element;
+  using Mainloop = typename Kernel::Mainloop;
+  typename Kernel::Params params{
+      Mainloop::make_params(static_cast<Element const*>(p.x), p.ldx,
+                            static_cast<Element const*>(p.w_gate), p.ld_gate,
+                            static_cast<Element const*>(p.w_up), p.ld_up, p.m, p.k, p.i),
+      Sm90StaticPersistentScheduler{(p.m + Mainloop::kTileM - 1) / Mainloop::kTileM,
+                                    (p.i + Mainloop::kTileN - 1) / Mainloop::kTileN, 8},
+      static_cast<Element*>(p.out), p.ld_out};
+
+  auto* kernel = &sm90_swiglu_k2_pingpong_kernel<Kernel>;
+  cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         Kernel::kSmemBytes);
+  if (err != cudaSuccess) return err;
+  int const tiles = params.scheduler.total_tiles();
+  int const grid = tiles < sm_count ? tiles : sm_count;
+  kernel<<<grid, Kernel::kThreads, Kernel::kSmemBytes, stream>>>(params);
+  return cudaGetLastError();
+}
+
+}  // namespace tileglu::kernels
+
+// One line per shipped (config, dtype) in instantiations/: defines launch_<name>_<dtype>.
+#define TILEGLU_INSTANTIATE_K2(name, dtype, Element, tile_m, tile_n, tile_k, stages)              \
+  namespace tileglu::kernels {                                                                  \
+  cudaError_t launch_##name##_##dtype(SwigluParams const& p, int sm_count, cudaStream_t stream) { \
+    return launch_sm90_swiglu_k2<Sm90SwigluK2Pingpong<Element, tile_m, tile_n, tile_k, stages>>(  \
+        p, sm_count, stream);                                                                   \
+  }                                                                                             \
+  }

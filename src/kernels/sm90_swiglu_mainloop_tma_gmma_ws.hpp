@@ -1,0 +1,196 @@
+// Mainloop of Kernel-2: TMA loads of one X tile and one [gate | up] weight tile per stage,
+// consumed by one WGMMA per k-block over the whole 2*tile_n-wide tile.
+//
+// Why two weight TMA copies per stage instead of one over an interleaved weight: the user's
+// weights stay where they are (separate Wg/Wu or a stacked [Wg; Wu], any leading dimension,
+// any order in memory). Each copy fills one half of the stage's B buffer: gate rows
+// [n0, n0+tile_n) of Wg into rows [0, tile_n), the same rows of Wu into rows [tile_n, 2 tile_n).
+// One WGMMA with N = 2*tile_n then leaves matching gate and up columns in the same thread's
+// accumulator (see sm90_swiglu_epilogue.hpp). The stage's full barrier counts the bytes of all
+// three copies. Tails in M, I and K come for free: TMA zero-fills rows and columns outside each
+// tensor's bounds, so out-of-range gate/up rows contribute zeros and are never stored.
+#pragma once
+
+#include <cute/tensor.hpp>
+#include <cute/atom/copy_traits_sm90_tma.hpp>
+#include <cute/atom/mma_traits_sm90_gmma.hpp>
+#include <cutlass/cutlass.h>
+#include <cutlass/pipeline/sm90_pipeline.hpp>
+
+namespace tileglu::kernels {
+
+template <class Element_, int kTileM_, int kTileN_, int kTileK_, int kStages_>
+struct Sm90SwigluMainloopK2 {
+  using Element = Element_;
+  static constexpr int kTileM = kTileM_;        // rows of X per warpgroup tile
+  static constexpr int kTileN = kTileN_;        // output columns per tile
+  static constexpr int kGemmTileN = 2 * kTileN; // [gate | up] GEMM columns per tile
+  static constexpr int kTileK = kTileK_;
+  static constexpr int kStages = kStages_;
+
+  static_assert(kTileM % 64 == 0, "a warpgroup's WGMMA covers 64 rows at a time");
+  static_assert(kGemmTileN % 16 == 0 && kGemmTileN <= 256, "WGMMA N is at most 256");
+
+  // One warpgroup computes the whole tile: kTileM/64 WGMMA atoms along M, one along N.
+  using MmaAtom = decltype(cute::GMMA::ss_op_selector<
+                           Element, Element, float,
+                           cute::Shape<cute::_64, cute::Int<kGemmTileN>, cute::Int<kTileK>>,
+                           cute::GMMA::Major::K, cute::GMMA::Major::K>());
+  using TiledMma = decltype(cute::make_tiled_mma(MmaAtom{}, cute::Layout<cute::Shape<cute::_1, cute::_1, cute::_1>>{}));
+
+  // K-major, 128-byte swizzled smem rows (8 x 64 elements per atom).
+  using SmemAtom = cute::GMMA::Layout_K_SW128_Atom<Element>;
+  static_assert(kTileK == cute::size<1>(SmemAtom{}),
+                "the gate/up halves of a B stage are contiguous only with one swizzle atom along K");
+  using SmemLayoutA = decltype(cute::tile_to_shape(
+      SmemAtom{}, cute::make_shape(cute::Int<kTileM>{}, cute::Int<kTileK>{}, cute::Int<kStages>{})));
+  using SmemLayoutB = decltype(cute::tile_to_shape(
+      SmemAtom{}, cute::make_shape(cute::Int<kGemmTileN>{}, cute::Int<kTileK>{}, cute::Int<kStages>{})));
+  // One half (gate or up) of one B stage: what one weight TMA copy writes.
+  using SmemLayoutBHalf = decltype(cute::tile_to_shape(
+      SmemAtom{}, cute::make_shape(cute::Int<kTileN>{}, cute::Int<kTileK>{})));
+  static constexpr int kStageElemsA = kTileM * kTileK;
+  static constexpr int kStageElemsB = kGemmTileN * kTileK;
+  static constexpr int kHalfElemsB = kTileN * kTileK;
+  static_assert(cute::cosize_v<SmemLayoutBHalf> == kHalfElemsB, "B half must be dense");
+  static_assert(cute::cosize_v<SmemLayoutB> == kStageElemsB * kStages, "B stages must be dense");
+
+  static constexpr uint32_t kTmaTransactionBytes =
+      uint32_t((kTileM + kGemmTileN) * kTileK * sizeof(Element));
+
+  using Pipeline = cutlass::PipelineTmaAsync<kStages>;
+  using PipelineState = cutlass::PipelineState<kStages>;
+
+  struct SharedStorage {
+    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutA>, 1024> a;
+    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutB>, 1024> b;
+  };
+
+  // Row-major [rows, K] global tensors with a runtime leading dimension.
+  using GmemLayout = cute::Layout<cute::Shape<int, int>, cute::Stride<int64_t, cute::_1>>;
+  using GmemTensor = decltype(cute::make_tensor(cute::make_gmem_ptr(static_cast<Element const*>(nullptr)), GmemLayout{}));
+  using TmaX = decltype(cute::make_tma_copy(cute::SM90_TMA_LOAD{}, GmemTensor{},
+                                            SmemLayoutA{}(cute::_, cute::_, cute::Int<0>{})));
+  using TmaW = decltype(cute::make_tma_copy(cute::SM90_TMA_LOAD{}, GmemTensor{}, SmemLayoutBHalf{}));
+
+  struct Params {
+    TmaX tma_x;
+    TmaW tma_gate;
+    TmaW tma_up;
+    int m, k, i;
+  };
+
+  static Params make_params(Element const* x, int64_t ldx, Element const* w_gate, int64_t ld_gate,
+                            Element const* w_up, int64_t ld_up, int m, int k, int i) {
+    using namespace cute;
+    auto gmem = [](Element const* ptr, int rows, int cols, int64_t ld) {
+      return make_tensor(make_gmem_ptr(ptr), make_layout(make_shape(rows, cols), make_stride(ld, _1{})));
+    };
+    return Params{make_tma_copy(SM90_TMA_LOAD{}, gmem(x, m, k, ldx), SmemLayoutA{}(_, _, Int<0>{})),
+                  make_tma_copy(SM90_TMA_LOAD{}, gmem(w_gate, i, k, ld_gate), SmemLayoutBHalf{}),
+                  make_tma_copy(SM90_TMA_LOAD{}, gmem(w_up, i, k, ld_up), SmemLayoutBHalf{}),
+                  m, k, i};
+  }
+
+  CUTLASS_DEVICE static void prefetch_tma_descriptors(Params const& p) {
+    cute::prefetch_tma_descriptor(p.tma_x.get_tma_descriptor());
+    cute::prefetch_tma_descriptor(p.tma_gate.get_tma_descriptor());
+    cute::prefetch_tma_descriptor(p.tma_up.get_tma_descriptor());
+  }
+
+  CUTLASS_HOST_DEVICE static int k_tiles(Params const& p) { return (p.k + kTileK - 1) / kTileK; }
+
+  // Producer: issues the K sweep of one output tile. Called by one elected thread.
+  CUTLASS_DEVICE static void load(Params const& p, Pipeline& pipeline, PipelineState& write_state,
+                                  int m_blk, int n_blk, SharedStorage& smem) {
+    using namespace cute;
+    Tensor mX = p.tma_x.get_tma_tensor(make_shape(p.m, p.k));
+    Tensor mG = p.tma_gate.get_tma_tensor(make_shape(p.i, p.k));
+    Tensor mU = p.tma_up.get_tma_tensor(make_shape(p.i, p.k));
+    Tensor gX = local_tile(mX, make_shape(Int<kTileM>{}, Int<kTileK>{}), make_coord(m_blk, _));  // (BM,BK,k)
+    Tensor gG = local_tile(mG, make_shape(Int<kTileN>{}, Int<kTileK>{}), make_coord(n_blk, _));  // (BN,BK,k)
+    Tensor gU = local_tile(mU, make_shape(Int<kTileN>{}, Int<kTileK>{}), make_coord(n_blk, _));
+
+    auto tma_x = p.tma_x.get_slice(Int<0>{});
+    auto tma_g = p.tma_gate.get_slice(Int<0>{});
+    auto tma_u = p.tma_up.get_slice(Int<0>{});
+    Tensor sA = make_tensor(make_smem_ptr(smem.a.data()), SmemLayoutA{});
+    Tensor tXgX = tma_x.partition_S(gX);  // (TMA,TMA_M,TMA_K,k)
+    Tensor tXsX = tma_x.partition_D(sA);  // (TMA,TMA_M,TMA_K,PIPE)
+    Tensor tGgG = tma_g.partition_S(gG);
+    Tensor tUgU = tma_u.partition_S(gU);
+
+    int const k_tile_count = k_tiles(p);
+    CUTLASS_PRAGMA_NO_UNROLL
+    for (int kt = 0; kt < k_tile_count; ++kt) {
+      pipeline.producer_acquire(write_state);
+      auto* full_barrier = pipeline.producer_get_barrier(write_state);
+      int const stage = write_state.index();
+      Element* stage_b = smem.b.data() + stage * kStageElemsB;
+      Tensor sG = make_tensor(make_smem_ptr(stage_b), SmemLayoutBHalf{});
+      Tensor sU = make_tensor(make_smem_ptr(stage_b + kHalfElemsB), SmemLayoutBHalf{});
+      copy(p.tma_x.with(*full_barrier), tXgX(_, _, _, kt), tXsX(_, _, _, stage));
+      copy(p.tma_gate.with(*full_barrier), tGgG(_, _, _, kt), tma_g.partition_D(sG));
+      copy(p.tma_up.with(*full_barrier), tUgU(_, _, _, kt), tma_u.partition_D(sU));
+      ++write_state;
+    }
+  }
+
+  // Consumer: accumulates one tile over K into `accum`, keeping one WGMMA batch in flight and
+  // releasing each stage as soon as the WGMMA reading it has retired.
+  template <class Accum>
+  CUTLASS_DEVICE static void mma(Pipeline& pipeline, PipelineState read_state, Accum& accum,
+                                 int k_tile_count, int wg_thread_idx, SharedStorage& smem) {
+    using namespace cute;
+    Tensor sA = make_tensor(make_smem_ptr(smem.a.data()), SmemLayoutA{});
+    Tensor sB = make_tensor(make_smem_ptr(smem.b.data()), SmemLayoutB{});
+    TiledMma tiled_mma;
+    auto thread_mma = tiled_mma.get_slice(wg_thread_idx);
+    Tensor tCrA = thread_mma.make_fragment_A(thread_mma.partition_A(sA));  // (MMA,MMA_M,MMA_K,PIPE)
+    Tensor tCrB = thread_mma.make_fragment_B(thread_mma.partition_B(sB));  // (MMA,MMA_N,MMA_K,PIPE)
+
+    PipelineState release_state = read_state;
+
+    // First k tile: zero-initialise the accumulator through ScaleOut::Zero.
+    warpgroup_fence_operand(accum);
+    {
+      pipeline.consumer_wait(read_state, pipeline.consumer_try_wait(read_state));
+      int const stage = read_state.index();
+      warpgroup_arrive();
+      tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
+      CUTLASS_PRAGMA_UNROLL
+      for (int kb = 0; kb < size<2>(tCrA); ++kb) {
+        cute::gemm(tiled_mma, tCrA(_, _, kb, stage), tCrB(_, _, kb, stage), accum);
+        tiled_mma.accumulate_ = GMMA::ScaleOut::One;
+      }
+      warpgroup_commit_batch();
+      ++read_state;
+    }
+    warpgroup_fence_operand(accum);
+
+    CUTLASS_PRAGMA_NO_UNROLL
+    for (int kt = 1; kt < k_tile_count; ++kt) {
+      pipeline.consumer_wait(read_state, pipeline.consumer_try_wait(read_state));
+      int const stage = read_state.index();
+      warpgroup_fence_operand(accum);
+      warpgroup_arrive();
+      cute::gemm(tiled_mma, tCrA(_, _, _, stage), tCrB(_, _, _, stage), accum);
+      warpgroup_commit_batch();
+      warpgroup_wait<1>();  // the previous k tile's WGMMA has retired: free its stage
+      warpgroup_fence_operand(accum);
+      pipeline.consumer_release(release_state);
+      ++read_state;
+      ++release_state;
+    }
+    warpgroup_fence_operand(accum);
+  }
+
+  // Waits for the last WGMMA batch and releases the stage it read.
+  CUTLASS_DEVICE static void mma_tail(Pipeline& pipeline, PipelineState read_state, int k_tile_count) {
+    cute::warpgroup_wait<0>();
+    read_state.advance(k_tile_count - 1);
+    pipeline.consumer_release(read_state);
+  }
+};
+
+}  // namespace tileglu::kernels
