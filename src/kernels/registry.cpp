@@ -10,6 +10,7 @@ namespace kernels {
   cudaError_t launch_##cfg##_bf16(const SwigluParams&, int, cudaStream_t);            \
   cudaError_t launch_##cfg##_fp16(const SwigluParams&, int, cudaStream_t);
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_s6)
+TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_c2_s6)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x64x64_s8)
 #undef TILEGLU_DECLARE_LAUNCHERS
 }  // namespace kernels
@@ -19,6 +20,8 @@ namespace {
 const KernelEntry kRegistry[] = {
     {{"k2_pingpong_128x64x64_s6", 2, 128, 64, 64, 6, 1, 1},
      kernels::launch_k2_pingpong_128x64x64_s6_bf16, kernels::launch_k2_pingpong_128x64x64_s6_fp16},
+    {{"k2_pingpong_128x64x64_c2_s6", 2, 128, 64, 64, 6, 1, 2},
+     kernels::launch_k2_pingpong_128x64x64_c2_s6_bf16, kernels::launch_k2_pingpong_128x64x64_c2_s6_fp16},
     {{"k2_pingpong_64x64x64_s8", 2, 64, 64, 64, 8, 1, 1},
      kernels::launch_k2_pingpong_64x64x64_s8_bf16, kernels::launch_k2_pingpong_64x64x64_s8_fp16},
 };

@@ -8,6 +8,12 @@
 // other's, so the SwiGLU math and the stores of one consumer (sm90_swiglu_epilogue.hpp) run
 // while the other consumer issues WGMMA — that is where the epilogue hides.
 //
+// Clusters: with kClusterN = 2 the two CTAs of a cluster take neighbouring N-blocks of one
+// M-block and multicast the shared X tile (see the mainloop). Both CTAs walk the same sequence
+// of cluster tiles; where I has an odd number of N-blocks the second CTA's last tile lies past
+// I: it still loads (zeros) and multiplies so that the multicast and the barriers stay paired,
+// and its stores are predicated off.
+//
 // Register split: the producer gives registers back (setmaxnreg 40) so each consumer can
 // hold 232; a 128 x 128 fp32 accumulator costs 128 of them per thread.
 #pragma once
@@ -25,10 +31,11 @@
 
 namespace tileglu::kernels {
 
-template <class Element_, int kTileM, int kTileN, int kTileK, int kStages>
+template <class Element_, int kTileM, int kTileN, int kTileK, int kStages, int kClusterN_>
 struct Sm90SwigluK2Pingpong {
   using Element = Element_;
-  using Mainloop = Sm90SwigluMainloopK2<Element, kTileM, kTileN, kTileK, kStages>;
+  static constexpr int kClusterN = kClusterN_;
+  using Mainloop = Sm90SwigluMainloopK2<Element, kTileM, kTileN, kTileK, kStages, kClusterN>;
   using Epilogue = Sm90SwigluEpilogue<Element, kTileM, kTileN>;
   using TiledMma = typename Mainloop::TiledMma;
   using Pipeline = typename Mainloop::Pipeline;
@@ -87,14 +94,23 @@ sm90_swiglu_k2_pingpong_kernel(__grid_constant__ typename Kernel::Params const p
   pipe_params.is_leader = wg_thread_idx == 0;
   pipe_params.num_consumers = cutlass::NumThreadsPerWarpGroup;
   pipe_params.transaction_bytes = Mainloop::kTmaTransactionBytes;
-  Pipeline pipeline(smem.pipeline, pipe_params, Shape<_1, _1, _1>{});
+  Pipeline pipeline(smem.pipeline, pipe_params, typename Mainloop::ClusterShape{});
 
   typename Kernel::MathOrderBarrier::Params order_params;
   order_params.group_id = is_producer ? 0 : warp_group - 1;
   order_params.group_size = cutlass::NumThreadsPerWarpGroup;
   typename Kernel::MathOrderBarrier math_order(smem.math_order, order_params);
 
-  __syncthreads();  // barriers initialised before anyone waits on them
+  // Barriers initialised (in every CTA of the cluster) before anyone waits on or signals them.
+  if constexpr (Kernel::kClusterN > 1) {
+    cute::cluster_arrive_relaxed();
+    cute::cluster_wait();
+  } else {
+    __syncthreads();
+  }
+  int const cta_rank = Kernel::kClusterN > 1 ? int(cute::block_rank_in_cluster()) : 0;
+  int const cluster_id = int(blockIdx.x) / Kernel::kClusterN;
+  int const num_clusters = int(gridDim.x) / Kernel::kClusterN;
 
   Sm90StaticPersistentScheduler const& sched = params.scheduler;
   int const total_tiles = sched.total_tiles();
@@ -104,10 +120,11 @@ sm90_swiglu_k2_pingpong_kernel(__grid_constant__ typename Kernel::Params const p
     cutlass::arch::warpgroup_reg_dealloc<Kernel::kProducerRegisters>();
     if (warp_in_group == 0 && cute::elect_one_sync()) {
       PipelineState write_state = cutlass::make_producer_start_state<Pipeline>();
-      for (int tile = blockIdx.x; tile < total_tiles; tile += gridDim.x) {
+      for (int tile = cluster_id; tile < total_tiles; tile += num_clusters) {
         int m_blk, n_blk;
         sched.tile_coord(tile, m_blk, n_blk);
-        Mainloop::load(params.mainloop, pipeline, write_state, m_blk, n_blk, smem.tensors);
+        n_blk = n_blk * Kernel::kClusterN + cta_rank;
+        Mainloop::load(params.mainloop, pipeline, write_state, m_blk, n_blk, cta_rank, smem.tensors);
       }
       pipeline.producer_tail(write_state);
     }
@@ -118,9 +135,10 @@ sm90_swiglu_k2_pingpong_kernel(__grid_constant__ typename Kernel::Params const p
     PipelineState read_state;
     // Consumer 1 takes the CTA's odd tiles: skip the stages of consumer 0's first tile.
     if (consumer == 1) read_state.advance(k_tiles);
-    for (int tile = blockIdx.x + consumer * gridDim.x; tile < total_tiles; tile += 2 * gridDim.x) {
+    for (int tile = cluster_id + consumer * num_clusters; tile < total_tiles; tile += 2 * num_clusters) {
       int m_blk, n_blk;
       sched.tile_coord(tile, m_blk, n_blk);
+      n_blk = n_blk * Kernel::kClusterN + cta_rank;
       Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<Mainloop::kTileM>{}, Int<Mainloop::kGemmTileN>{}));
 
       math_order.wait();
@@ -146,27 +164,55 @@ cudaError_t launch_sm90_swiglu_k2(SwigluParams const& p, int sm_count, cudaStrea
       Mainloop::make_params(static_cast<Element const*>(p.x), p.ldx,
                             static_cast<Element const*>(p.w_gate), p.ld_gate,
                             static_cast<Element const*>(p.w_up), p.ld_up, p.m, p.k, p.i),
-      Sm90StaticPersistentScheduler{(p.m + Mainloop::kTileM - 1) / Mainloop::kTileM,
-                                    (p.i + Mainloop::kTileN - 1) / Mainloop::kTileN, 8},
+      // Scheduler tiles are cluster tiles: kClusterN neighbouring N-blocks of one M-block.
+      Sm90StaticPersistentScheduler{
+          (p.m + Mainloop::kTileM - 1) / Mainloop::kTileM,
+          (p.i + Mainloop::kTileN * Kernel::kClusterN - 1) / (Mainloop::kTileN * Kernel::kClusterN),
+          8},
       static_cast<Element*>(p.out), p.ld_out};
 
   auto* kernel = &sm90_swiglu_k2_pingpong_kernel<Kernel>;
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          Kernel::kSmemBytes);
   if (err != cudaSuccess) return err;
+
+  cudaLaunchConfig_t config = {};
+  cudaLaunchAttribute attrs[1];
+  config.blockDim = dim3(Kernel::kThreads, 1, 1);
+  config.dynamicSmemBytes = Kernel::kSmemBytes;
+  config.stream = stream;
+  int max_clusters = sm_count;
+  if constexpr (Kernel::kClusterN > 1) {
+    attrs[0].id = cudaLaunchAttributeClusterDimension;
+    attrs[0].val.clusterDim.x = Kernel::kClusterN;
+    attrs[0].val.clusterDim.y = 1;
+    attrs[0].val.clusterDim.z = 1;
+    config.attrs = attrs;
+    config.numAttrs = 1;
+    // How many clusters fit at once depends on how the SMs group into GPCs: ask the driver.
+    static int const cached_max_clusters = [&] {
+      cudaLaunchConfig_t probe = config;
+      probe.gridDim = dim3(Kernel::kClusterN * sm_count, 1, 1);
+      int n = 0;
+      return cudaOccupancyMaxActiveClusters(&n, kernel, &probe) == cudaSuccess && n > 0 ? n : sm_count / Kernel::kClusterN;
+    }();
+    max_clusters = cached_max_clusters;
+  }
   int const tiles = params.scheduler.total_tiles();
-  int const grid = tiles < sm_count ? tiles : sm_count;
-  kernel<<<grid, Kernel::kThreads, Kernel::kSmemBytes, stream>>>(params);
+  int const clusters = tiles < max_clusters ? tiles : max_clusters;
+  config.gridDim = dim3(clusters * Kernel::kClusterN, 1, 1);
+  err = cudaLaunchKernelEx(&config, kernel, params);
+  if (err != cudaSuccess) return err;
   return cudaGetLastError();
 }
 
 }  // namespace tileglu::kernels
 
 // One line per shipped (config, dtype) in instantiations/: defines launch_<name>_<dtype>.
-#define TILEGLU_INSTANTIATE_K2(name, dtype, Element, tile_m, tile_n, tile_k, stages)              \
+#define TILEGLU_INSTANTIATE_K2(name, dtype, Element, tile_m, tile_n, tile_k, stages, cluster_n)   \
   namespace tileglu::kernels {                                                                  \
   cudaError_t launch_##name##_##dtype(SwigluParams const& p, int sm_count, cudaStream_t stream) { \
-    return launch_sm90_swiglu_k2<Sm90SwigluK2Pingpong<Element, tile_m, tile_n, tile_k, stages>>(  \
+    return launch_sm90_swiglu_k2<Sm90SwigluK2Pingpong<Element, tile_m, tile_n, tile_k, stages, cluster_n>>( \
         p, sm_count, stream);                                                                   \
   }                                                                                             \
   }

@@ -7,7 +7,10 @@
 // [n0, n0+tile_n) of Wg into rows [0, tile_n), the same rows of Wu into rows [tile_n, 2 tile_n).
 // One WGMMA with N = 2*tile_n then leaves matching gate and up columns in the same thread's
 // accumulator (see sm90_swiglu_epilogue.hpp). The stage's full barrier counts the bytes of all
-// three copies. Tails in M, I and K come for free: TMA zero-fills rows and columns outside each
+// three copies. With a cluster of kClusterN CTAs along N (CTAs that share the M-block), each CTA
+// loads 1/kClusterN of the X tile and multicasts it to all of them, cutting the L2->SM traffic
+// per stage from (tile_m + 2 tile_n) * tile_k to (tile_m / kClusterN + 2 tile_n) * tile_k elements.
+// Tails in M, I and K come for free: TMA zero-fills rows and columns outside each
 // tensor's bounds, so out-of-range gate/up rows contribute zeros and are never stored.
 #pragma once
 
@@ -19,7 +22,7 @@
 
 namespace tileglu::kernels {
 
-template <class Element_, int kTileM_, int kTileN_, int kTileK_, int kStages_>
+template <class Element_, int kTileM_, int kTileN_, int kTileK_, int kStages_, int kClusterN_>
 struct Sm90SwigluMainloopK2 {
   using Element = Element_;
   static constexpr int kTileM = kTileM_;        // rows of X per warpgroup tile
@@ -27,9 +30,12 @@ struct Sm90SwigluMainloopK2 {
   static constexpr int kGemmTileN = 2 * kTileN; // [gate | up] GEMM columns per tile
   static constexpr int kTileK = kTileK_;
   static constexpr int kStages = kStages_;
+  static constexpr int kClusterN = kClusterN_;  // CTAs sharing (multicasting) one X tile
 
   static_assert(kTileM % 64 == 0, "a warpgroup's WGMMA covers 64 rows at a time");
   static_assert(kGemmTileN % 16 == 0 && kGemmTileN <= 256, "WGMMA N is at most 256");
+  static_assert(kClusterN == 1 || kClusterN == 2, "X multicast over 1 or 2 CTAs");
+  static_assert(kTileM % (8 * kClusterN) == 0, "each CTA multicasts whole swizzle atoms of X");
 
   // One warpgroup computes the whole tile: kTileM/64 WGMMA atoms along M, one along N.
   using MmaAtom = decltype(cute::GMMA::ss_op_selector<
@@ -59,6 +65,9 @@ struct Sm90SwigluMainloopK2 {
       uint32_t((kTileM + kGemmTileN) * kTileK * sizeof(Element));
 
   using Pipeline = cutlass::PipelineTmaAsync<kStages>;
+  // The pipeline's view of the cluster: consumers release a stage to every CTA that wrote it.
+  using ClusterShape = cute::Shape<cute::Int<kClusterN>, cute::_1, cute::_1>;
+  using CopyOpX = cute::conditional_t<kClusterN == 1, cute::SM90_TMA_LOAD, cute::SM90_TMA_LOAD_MULTICAST>;
   using PipelineState = cutlass::PipelineState<kStages>;
 
   struct SharedStorage {
@@ -69,8 +78,9 @@ struct Sm90SwigluMainloopK2 {
   // Row-major [rows, K] global tensors with a runtime leading dimension.
   using GmemLayout = cute::Layout<cute::Shape<int, int>, cute::Stride<int64_t, cute::_1>>;
   using GmemTensor = decltype(cute::make_tensor(cute::make_gmem_ptr(static_cast<Element const*>(nullptr)), GmemLayout{}));
-  using TmaX = decltype(cute::make_tma_copy(cute::SM90_TMA_LOAD{}, GmemTensor{},
-                                            SmemLayoutA{}(cute::_, cute::_, cute::Int<0>{})));
+  using TmaX = decltype(cute::make_tma_copy(CopyOpX{}, GmemTensor{},
+                                            SmemLayoutA{}(cute::_, cute::_, cute::Int<0>{}),
+                                            cute::Int<kClusterN>{}));
   using TmaW = decltype(cute::make_tma_copy(cute::SM90_TMA_LOAD{}, GmemTensor{}, SmemLayoutBHalf{}));
 
   struct Params {
@@ -86,7 +96,8 @@ struct Sm90SwigluMainloopK2 {
     auto gmem = [](Element const* ptr, int rows, int cols, int64_t ld) {
       return make_tensor(make_gmem_ptr(ptr), make_layout(make_shape(rows, cols), make_stride(ld, _1{})));
     };
-    return Params{make_tma_copy(SM90_TMA_LOAD{}, gmem(x, m, k, ldx), SmemLayoutA{}(_, _, Int<0>{})),
+    return Params{make_tma_copy(CopyOpX{}, gmem(x, m, k, ldx), SmemLayoutA{}(_, _, Int<0>{}),
+                                Int<kClusterN>{}),
                   make_tma_copy(SM90_TMA_LOAD{}, gmem(w_gate, i, k, ld_gate), SmemLayoutBHalf{}),
                   make_tma_copy(SM90_TMA_LOAD{}, gmem(w_up, i, k, ld_up), SmemLayoutBHalf{}),
                   m, k, i};
@@ -101,8 +112,9 @@ struct Sm90SwigluMainloopK2 {
   CUTLASS_HOST_DEVICE static int k_tiles(Params const& p) { return (p.k + kTileK - 1) / kTileK; }
 
   // Producer: issues the K sweep of one output tile. Called by one elected thread.
+  // `cta_rank` picks this CTA's slice of the multicast X tile.
   CUTLASS_DEVICE static void load(Params const& p, Pipeline& pipeline, PipelineState& write_state,
-                                  int m_blk, int n_blk, SharedStorage& smem) {
+                                  int m_blk, int n_blk, int cta_rank, SharedStorage& smem) {
     using namespace cute;
     Tensor mX = p.tma_x.get_tma_tensor(make_shape(p.m, p.k));
     Tensor mG = p.tma_gate.get_tma_tensor(make_shape(p.i, p.k));
@@ -111,7 +123,8 @@ struct Sm90SwigluMainloopK2 {
     Tensor gG = local_tile(mG, make_shape(Int<kTileN>{}, Int<kTileK>{}), make_coord(n_blk, _));  // (BN,BK,k)
     Tensor gU = local_tile(mU, make_shape(Int<kTileN>{}, Int<kTileK>{}), make_coord(n_blk, _));
 
-    auto tma_x = p.tma_x.get_slice(Int<0>{});
+    auto tma_x = p.tma_x.get_slice(cta_rank);
+    constexpr uint16_t kMulticastMask = uint16_t((1u << kClusterN) - 1);
     auto tma_g = p.tma_gate.get_slice(Int<0>{});
     auto tma_u = p.tma_up.get_slice(Int<0>{});
     Tensor sA = make_tensor(make_smem_ptr(smem.a.data()), SmemLayoutA{});
@@ -129,7 +142,7 @@ struct Sm90SwigluMainloopK2 {
       Element* stage_b = smem.b.data() + stage * kStageElemsB;
       Tensor sG = make_tensor(make_smem_ptr(stage_b), SmemLayoutBHalf{});
       Tensor sU = make_tensor(make_smem_ptr(stage_b + kHalfElemsB), SmemLayoutBHalf{});
-      copy(p.tma_x.with(*full_barrier), tXgX(_, _, _, kt), tXsX(_, _, _, stage));
+      copy(p.tma_x.with(*full_barrier, kMulticastMask), tXgX(_, _, _, kt), tXsX(_, _, _, stage));
       copy(p.tma_gate.with(*full_barrier), tGgG(_, _, _, kt), tma_g.partition_D(sG));
       copy(p.tma_up.with(*full_barrier), tUgU(_, _, _, kt), tma_u.partition_D(sU));
       ++write_state;
