@@ -18,6 +18,13 @@
 
 #include <cuda_runtime_api.h> /* cudaStream_t */
 
+/* The library is built with hidden symbols; only the functions below are exported. */
+#if defined(__GNUC__) || defined(__clang__)
+#define TILEGLU_API __attribute__((visibility("default")))
+#else
+#define TILEGLU_API
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -88,15 +95,18 @@ typedef struct tileglu_config {
 } tileglu_config_t;
 
 /* Runs the SwiGLU forward on `stream`. Asynchronous; returns after validation and launch. */
+TILEGLU_API
 tileglu_status_t tileglu_swiglu(const tileglu_swiglu_problem_t* problem, cudaStream_t stream);
 
 /* Separate gate and up weights sharing one leading dimension `ldw`. */
+TILEGLU_API
 tileglu_status_t tileglu_swiglu_separate(tileglu_dtype_t dtype, int64_t m, int64_t k, int64_t i,
                                          const void* x, int64_t ldx, const void* w_gate,
                                          const void* w_up, int64_t ldw, void* out, int64_t ld_out,
                                          cudaStream_t stream);
 
 /* Stacked [2i, k] weight, gate rows [0, i) then up rows [i, 2i), leading dimension `ldw`. */
+TILEGLU_API
 tileglu_status_t tileglu_swiglu_stacked(tileglu_dtype_t dtype, int64_t m, int64_t k, int64_t i,
                                         const void* x, int64_t ldx, const void* w_gate_up,
                                         int64_t ldw, void* out, int64_t ld_out,
@@ -104,14 +114,17 @@ tileglu_status_t tileglu_swiglu_stacked(tileglu_dtype_t dtype, int64_t m, int64_
 
 /* Validates `problem` (as tileglu_swiglu would, device check included) and reports the
  * kernel/config it would run with. Launches nothing. */
+TILEGLU_API
 tileglu_status_t tileglu_query_config(const tileglu_swiglu_problem_t* problem,
                                       tileglu_config_t* config);
 
 /* A fixed name for a status, e.g. "TILEGLU_ERROR_ALIASING". Never NULL. */
+TILEGLU_API
 const char* tileglu_status_string(tileglu_status_t status);
 
 /* The message of the last failing call on this thread, naming the argument at fault.
  * Empty string after a successful call. Never NULL. */
+TILEGLU_API
 const char* tileglu_last_error_message(void);
 
 #ifdef __cplusplus
