@@ -1,0 +1,178 @@
+// The cost model.
+//
+// Every kernel is persistent: the grid holds as many clusters as fit (sm_count / cluster size),
+// each walks its share of the cluster tiles, so the busiest cluster runs
+// waves = ceil(units / slots) of them and the problem takes about waves x (time of one tile).
+// A tile's time over its K loop is set by the operands its CTA pulls from L2 per k-step: one X
+// tile and one gate and one up tile, (tile_m + 2 * tile_n) * tile_k elements, where a tile that a
+// cluster multicasts is fetched once for the cluster (X along cluster_n, the weights along
+// cluster_m). Our tiles are small enough that this feed, not the tensor cores, is what the SM
+// waits on (a 64-row tile does half the MACs of a 128-row one but loads 3/4 of its bytes). K and
+// tile_k are common to every shipped config, so the score is
+//
+//     cost = waves * (tile_m / cluster_n + 2 * tile_n / cluster_m)
+//
+// and the lowest cost wins. Ties go to less padding (the larger `useful` share, so decode does
+// not pay for 128 rows to use one), then to the fuller last wave, then to the larger tile_m, then
+// to registry order. Padding is priced in: a tile past the last row costs as much as a full one.
+//
+// Worked examples, sm_count = 132, the shipped configs
+//   s6 = 128x64 (cost/tile 256), c2 = 128x64 cluster 1x2 (66 slots, cost/tile 64 + 128 = 192),
+//   s8 = 64x64 (cost/tile 192):
+//   m = 1,    i = 4864:  s6:   76 units, 1 wave -> 256  | c2:   38 units, 1 wave -> 192
+//                        s8:   76 units, 1 wave -> 192   => c2 and s8 tie; s8 pads 63 rows, c2 127: s8
+//                        (m <= 64: s8 has the c2 cost with half the padding: all of decode is s8)
+//   m = 64,   i = 29568: s6: 4 waves -> 1024 | c2: 231 units, 4 waves -> 768 | s8: 4 waves -> 768 => s8
+//   m = 128,  i = 4864:  s6: 1 wave -> 256   | c2: 38 units, 1 wave -> 192   | s8: 152 units, 2 waves -> 384 => c2
+//   m = 192,  i = 4864:  s6: 152 units, 2 waves -> 512 | c2: 76 units, 2 waves -> 384
+//                        s8: 228 units, 2 waves -> 384  => tie; s8 pads nothing, c2 a quarter: s8
+//   m = 100,  i = 18944: s6: 296 units, 3 waves -> 768 | c2: 148 units, 3 waves -> 576
+//                        s8: 592 units, 5 waves -> 960  => c2
+//   m = 4096, i = 18944: s6: 72 waves -> 18432 | c2: 4736 units, 72 waves -> 13824 | s8: 144 waves -> 27648 => c2
+// Without the cluster config (2-entry examples in the tests) the same model gives the 64-row
+// tile to decode and to under-filled shapes where halving the tile height keeps the wave count
+// (m = 192 above, or m = 128 with i = 2048: 32 tiles of 128 rows vs 64 of 64, one wave each), and
+// the 128-row tile to everything from a few full waves up.
+#include "sm90_heuristics.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace tileglu {
+namespace dispatch {
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+const char* dtype_name(DType dtype) { return dtype == DType::kFP16 ? "fp16" : "bf16"; }
+
+bool env_flag(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr && value[0] != '\0' && std::strcmp(value, "0") != 0;
+}
+
+// True when a beats b.
+bool better(const Estimate& a, const KernelConfig& ca, const Estimate& b, const KernelConfig& cb) {
+  if (a.cost != b.cost) return a.cost < b.cost;
+  if (a.useful != b.useful) return a.useful > b.useful;
+  if (a.last_wave_fill != b.last_wave_fill) return a.last_wave_fill > b.last_wave_fill;
+  return ca.tile_m > cb.tile_m;
+}
+
+// TILEGLU_FORCE_CONFIG, or -1 when it is unset, empty, unknown or cannot serve `shape`.
+int forced_index(const KernelEntry* entries, int count, const Shape& shape) {
+  const char* name = std::getenv("TILEGLU_FORCE_CONFIG");
+  if (name == nullptr || name[0] == '\0') return -1;
+  for (int idx = 0; idx < count; ++idx) {
+    if (std::strcmp(entries[idx].config.name, name) != 0) continue;
+    if (is_valid(entries[idx], shape)) return idx;
+    std::fprintf(stderr,
+                 "tileglu: warning: TILEGLU_FORCE_CONFIG=%s cannot run m=%d k=%d i=%d dtype=%s; "
+                 "ignoring it\n",
+                 name, shape.m, shape.k, shape.i, dtype_name(shape.dtype));
+    return -1;
+  }
+  std::string known;
+  for (int idx = 0; idx < count; ++idx) {
+    if (!known.empty()) known += ", ";
+    known += entries[idx].config.name;
+  }
+  std::fprintf(stderr,
+               "tileglu: warning: TILEGLU_FORCE_CONFIG=%s names no kernel configuration "
+               "(known: %s); ignoring it\n",
+               name, known.c_str());
+  return -1;
+}
+
+void log_choice(const KernelEntry* entries, int count, const Shape& shape, int sm_count,
+                int chosen, bool forced) {
+  std::string line;
+  char buf[256];
+  std::snprintf(buf, sizeof(buf), "tileglu: dispatch m=%d k=%d i=%d dtype=%s sm_count=%d -> %s%s",
+                shape.m, shape.k, shape.i, dtype_name(shape.dtype), sm_count,
+                chosen >= 0 ? entries[chosen].config.name : "(none)",
+                forced ? " (forced by TILEGLU_FORCE_CONFIG)" : "");
+  line += buf;
+  for (int idx = 0; idx < count; ++idx) {
+    const KernelConfig& config = entries[idx].config;
+    if (!is_valid(entries[idx], shape)) {
+      std::snprintf(buf, sizeof(buf), "\n  %c %s: not valid", idx == chosen ? '*' : ' ',
+                    config.name);
+    } else {
+      const Estimate e = estimate(config, shape, sm_count);
+      std::snprintf(buf, sizeof(buf),
+                    "\n  %c %s: tiles=%lld waves=%lld last_wave_fill=%.0f%% useful=%.0f%% "
+                    "cost=%.0f",
+                    idx == chosen ? '*' : ' ', config.name, static_cast<long long>(e.tiles),
+                    static_cast<long long>(e.waves), 100.0 * e.last_wave_fill, 100.0 * e.useful,
+                    e.cost);
+    }
+    line += buf;
+  }
+  std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+}  // namespace
+
+bool is_valid(const KernelEntry& entry, const Shape& shape) {
+  const KernelConfig& c = entry.config;
+  if (shape.m <= 0 || shape.k <= 0 || shape.i <= 0) return false;
+  if (c.tile_m <= 0 || c.tile_n <= 0 || c.tile_k <= 0 || c.stages <= 0) return false;
+  if (c.cluster_m <= 0 || c.cluster_n <= 0) return false;
+  // Kernel-2 is the only kernel family the registry ships.
+  if (c.kernel != 2) return false;
+  return (shape.dtype == DType::kFP16 ? entry.launch_fp16 : entry.launch_bf16) != nullptr;
+}
+
+Estimate estimate(const KernelConfig& config, const Shape& shape, int sm_count) {
+  const int64_t cluster_m = config.cluster_m > 0 ? config.cluster_m : 1;
+  const int64_t cluster_n = config.cluster_n > 0 ? config.cluster_n : 1;
+  const int64_t cluster_size = cluster_m * cluster_n;
+  Estimate e;
+  e.units = ceil_div(shape.m, config.tile_m * cluster_m) * ceil_div(shape.i, config.tile_n * cluster_n);
+  e.tiles = e.units * cluster_size;
+  e.slots = sm_count / cluster_size > 0 ? sm_count / cluster_size : 1;
+  e.waves = ceil_div(e.units, e.slots);
+  const int64_t last = e.units - (e.waves - 1) * e.slots;
+  e.last_wave_fill = static_cast<double>(last) / static_cast<double>(e.slots);
+  e.useful = static_cast<double>(shape.m) * static_cast<double>(shape.i) /
+             (static_cast<double>(e.tiles) * config.tile_m * config.tile_n);
+  const double feed = static_cast<double>(config.tile_m) / static_cast<double>(cluster_n) +
+                      2.0 * static_cast<double>(config.tile_n) / static_cast<double>(cluster_m);
+  e.cost = static_cast<double>(e.waves) * feed;
+  return e;
+}
+
+int choose_from(const KernelEntry* entries, int count, const Shape& shape, int sm_count) {
+  int best = -1;
+  Estimate best_estimate;
+  for (int idx = 0; idx < count; ++idx) {
+    if (!is_valid(entries[idx], shape)) continue;
+    const Estimate e = estimate(entries[idx].config, shape, sm_count);
+    if (best < 0 || better(e, entries[idx].config, best_estimate, entries[best].config)) {
+      best = idx;
+      best_estimate = e;
+    }
+  }
+  return best;
+}
+
+int choose_kernel(int m, int k, int i, DType dtype, int sm_count) {
+  int count = 0;
+  const KernelEntry* entries = kernel_registry(&count);
+  Shape shape;
+  shape.m = m;
+  shape.k = k;
+  shape.i = i;
+  shape.dtype = dtype;
+
+  int chosen = forced_index(entries, count, shape);
+  const bool forced = chosen >= 0;
+  if (!forced) chosen = choose_from(entries, count, shape, sm_count);
+  if (env_flag("TILEGLU_LOG_DISPATCH")) log_choice(entries, count, shape, sm_count, chosen, forced);
+  return chosen;
+}
+
+}  // namespace dispatch
+}  // namespace tileglu

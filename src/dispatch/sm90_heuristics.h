@@ -1,0 +1,50 @@
+// Chooses the kernel configuration for one problem on sm_90a. Pure host code: no CUDA calls, only
+// the registry's description of each compiled configuration (src/kernels/swiglu_params.h).
+//
+// Environment variables (read on every call; documented in README.md):
+//   TILEGLU_LOG_DISPATCH=1          print each choice, with the estimate of every candidate, to stderr
+//   TILEGLU_FORCE_CONFIG=<name>     use the registry entry of that name when it serves the problem;
+//                                   an unknown or unusable name is ignored with a warning on stderr
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "../kernels/swiglu_params.h"
+
+namespace tileglu {
+namespace dispatch {
+
+struct Shape {
+  int m = 0;
+  int k = 0;
+  int i = 0;
+  DType dtype = DType::kBF16;
+};
+
+// What the cost model predicts for one configuration on one shape (see sm90_heuristics.cpp).
+struct Estimate {
+  int64_t units = 0;          // cluster tiles: ceil(m / (tile_m * cluster_m)) * ceil(i / (tile_n * cluster_n))
+  int64_t tiles = 0;          // CTA tiles, units * cluster size (padding tiles included)
+  int64_t slots = 0;          // clusters resident at once: sm_count / cluster size
+  int64_t waves = 0;          // ceil(units / slots): cluster tiles the busiest cluster runs
+  double last_wave_fill = 0;  // share of slots busy in the last wave, in (0, 1]
+  double useful = 0;          // m * i / (tiles * tile_m * tile_n): the share not spent on padding
+  double cost = 0;            // waves * operand elements per CTA per k-step; lower is better
+};
+
+// Whether `entry` can run `shape`: a launcher for the dtype exists and the tile is well formed.
+bool is_valid(const KernelEntry& entry, const Shape& shape);
+
+Estimate estimate(const KernelConfig& config, const Shape& shape, int sm_count);
+
+// The best valid entry of `entries[0, count)` by the cost model, or -1 when none is valid.
+// Deterministic; reads no environment variable.
+int choose_from(const KernelEntry* entries, int count, const Shape& shape, int sm_count);
+
+// The index into kernel_registry() to run (m, k, i, dtype) with on a device of `sm_count` SMs, or
+// -1 when no compiled kernel serves it. Honours TILEGLU_FORCE_CONFIG and TILEGLU_LOG_DISPATCH.
+int choose_kernel(int m, int k, int i, DType dtype, int sm_count);
+
+}  // namespace dispatch
+}  // namespace tileglu
