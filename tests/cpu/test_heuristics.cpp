@@ -1,0 +1,339 @@
+// The dispatch heuristics: the cost model on the worked examples of sm90_heuristics.cpp, the
+// registry's entries, TILEGLU_FORCE_CONFIG and TILEGLU_LOG_DISPATCH.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <set>
+#include <string>
+
+#include "dispatch/sm90_heuristics.h"
+#include "kernels/swiglu_params.h"
+#include "tileglu/tileglu.h"
+
+namespace tileglu {
+namespace dispatch {
+namespace {
+
+cudaError_t fake_launch(const SwigluParams&, int, cudaStream_t) { return cudaSuccess; }
+
+// The shipped configurations (as in src/kernels/registry.cpp), with launchers never called.
+const KernelEntry kEntries[] = {
+    {{"k2_pingpong_128x64x64_s6", 2, 128, 64, 64, 6, 1, 1}, fake_launch, fake_launch},
+    {{"k2_pingpong_128x64x64_c2_s6", 2, 128, 64, 64, 6, 1, 2}, fake_launch, fake_launch},
+    {{"k2_pingpong_64x64x64_s8", 2, 64, 64, 64, 8, 1, 1}, fake_launch, fake_launch},
+};
+constexpr int kS6 = 0;  // 128x64
+constexpr int kC2 = 1;  // 128x64, cluster 1x2 multicasting X
+constexpr int kS8 = 2;  // 64x64
+
+Shape shape(int m, int k, int i, DType dtype = DType::kBF16) {
+  Shape s;
+  s.m = m;
+  s.k = k;
+  s.i = i;
+  s.dtype = dtype;
+  return s;
+}
+
+int choose(int m, int i, int sm_count = 132) {
+  return choose_from(kEntries, 3, shape(m, 4096, i), sm_count);
+}
+
+// Only the two unclustered configs: the 128-row vs 64-row trade-off on its own.
+const KernelEntry kUnclustered[] = {kEntries[kS6], kEntries[kS8]};
+
+int choose_unclustered(int m, int i, int sm_count = 132) {
+  return choose_from(kUnclustered, 2, shape(m, 4096, i), sm_count) == 0 ? kS6 : kS8;
+}
+
+// Sets an environment variable for one test and restores the old value afterwards.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    const char* old = std::getenv(name);
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    if (value) {
+      setenv(name, value, 1);
+    } else {
+      unsetenv(name);
+    }
+  }
+  ~ScopedEnv() {
+    if (had_) {
+      setenv(name_.c_str(), old_.c_str(), 1);
+    } else {
+      unsetenv(name_.c_str());
+    }
+  }
+
+ private:
+  std::string name_, old_;
+  bool had_ = false;
+};
+
+int registry_index(const char* name) {
+  int count = 0;
+  const KernelEntry* registry = kernel_registry(&count);
+  for (int idx = 0; idx < count; ++idx) {
+    if (std::strcmp(registry[idx].config.name, name) == 0) return idx;
+  }
+  return -1;
+}
+
+TEST(Heuristics, EstimateArithmetic) {
+  // m = 192, i = 4864 on 132 SMs with the 128x64 tile: 2 x 76 tiles, the 2nd wave 20 tiles.
+  Estimate e = estimate(kEntries[kS6].config, shape(192, 896, 4864), 132);
+  EXPECT_EQ(e.units, 152);
+  EXPECT_EQ(e.tiles, 152);
+  EXPECT_EQ(e.slots, 132);
+  EXPECT_EQ(e.waves, 2);
+  EXPECT_DOUBLE_EQ(e.last_wave_fill, 20.0 / 132.0);
+  EXPECT_DOUBLE_EQ(e.useful, 192.0 * 4864 / (152.0 * 128 * 64));
+  EXPECT_EQ(e.cost, 2 * (128 + 2 * 64));
+  e = estimate(kEntries[kS8].config, shape(192, 896, 4864), 132);
+  EXPECT_EQ(e.tiles, 228);
+  EXPECT_EQ(e.waves, 2);
+  EXPECT_DOUBLE_EQ(e.last_wave_fill, 96.0 / 132.0);
+  EXPECT_DOUBLE_EQ(e.useful, 1.0);
+  EXPECT_EQ(e.cost, 2 * (64 + 2 * 64));
+  // The cluster config: 2 x 38 cluster tiles over 66 slots; X multicast halves its share.
+  e = estimate(kEntries[kC2].config, shape(192, 896, 4864), 132);
+  EXPECT_EQ(e.units, 76);
+  EXPECT_EQ(e.tiles, 152);
+  EXPECT_EQ(e.slots, 66);
+  EXPECT_EQ(e.waves, 2);
+  EXPECT_DOUBLE_EQ(e.last_wave_fill, 10.0 / 66.0);
+  EXPECT_EQ(e.cost, 2 * (128 / 2 + 2 * 64));
+  // An odd number of N-blocks: the cluster's second CTA runs a padding tile.
+  e = estimate(kEntries[kC2].config, shape(128, 896, 3 * 64), 132);
+  EXPECT_EQ(e.units, 2);
+  EXPECT_EQ(e.tiles, 4);
+  EXPECT_DOUBLE_EQ(e.useful, 0.75);
+  // Exactly one full wave.
+  e = estimate(kEntries[kS6].config, shape(128, 896, 132 * 64), 132);
+  EXPECT_EQ(e.tiles, 132);
+  EXPECT_EQ(e.waves, 1);
+  EXPECT_DOUBLE_EQ(e.last_wave_fill, 1.0);
+  // i not a multiple of tile_n rounds up.
+  e = estimate(kEntries[kS6].config, shape(1, 8, 72), 132);
+  EXPECT_EQ(e.tiles, 2);
+  // A device smaller than a cluster still gets one slot.
+  e = estimate(kEntries[kC2].config, shape(1, 8, 72), 1);
+  EXPECT_EQ(e.slots, 1);
+}
+
+TEST(Heuristics, WorkedExamples) {
+  // The examples in the comment of sm90_heuristics.cpp.
+  EXPECT_EQ(choose(1, 4864), kS8);
+  EXPECT_EQ(choose(64, 29568), kS8);
+  EXPECT_EQ(choose(128, 4864), kC2);
+  EXPECT_EQ(choose(192, 4864), kS8);
+  EXPECT_EQ(choose(100, 18944), kC2);
+  EXPECT_EQ(choose(4096, 18944), kC2);
+}
+
+TEST(Heuristics, WorkedExamplesWithoutTheClusterConfig) {
+  EXPECT_EQ(choose_unclustered(1, 4864), kS8);
+  EXPECT_EQ(choose_unclustered(64, 29568), kS8);
+  EXPECT_EQ(choose_unclustered(128, 4864), kS6);
+  EXPECT_EQ(choose_unclustered(192, 4864), kS8);
+  EXPECT_EQ(choose_unclustered(100, 18944), kS6);
+  EXPECT_EQ(choose_unclustered(4096, 18944), kS6);
+}
+
+TEST(Heuristics, DecodeShapesTakeThe64RowTile) {
+  for (int m : {1, 2, 4, 8, 16, 17, 32, 63, 64}) {
+    for (int i : {8, 4864, 8960, 11008, 18944, 13824, 27648, 29568}) {
+      for (int sms : {78, 114, 132, 133}) {
+        EXPECT_EQ(choose(m, i, sms), kS8) << "m=" << m << " i=" << i << " sms=" << sms;
+        EXPECT_EQ(choose_unclustered(m, i, sms), kS8) << "m=" << m << " i=" << i << " sms=" << sms;
+      }
+    }
+  }
+}
+
+TEST(Heuristics, PrefillShapesTakeA128RowTile) {
+  for (int m : {1024, 2048, 4096, 8192, 16384, 32768}) {
+    for (int i : {4864, 8960, 11008, 18944, 13824, 27648, 29568}) {
+      EXPECT_EQ(choose(m, i), kC2) << "m=" << m << " i=" << i;
+      EXPECT_EQ(choose_unclustered(m, i), kS6) << "m=" << m << " i=" << i;
+    }
+  }
+}
+
+TEST(Heuristics, UnderfilledGpuTakesThe64RowTileWhenItFitsTheSameWaves) {
+  // 128 rows x 32 column tiles = 32 tiles on 132 SMs: under-filled; 64-row tiles give 64, one wave.
+  EXPECT_EQ(choose_unclustered(128, 32 * 64), kS8);
+  // Same m, 76 column tiles: 64-row tiles would need 152 > 132, a second wave.
+  EXPECT_EQ(choose_unclustered(128, 76 * 64), kS6);
+  // A smaller GPU changes the answer for the same shape.
+  EXPECT_EQ(choose_unclustered(128, 40 * 64, 132), kS8);
+  EXPECT_EQ(choose_unclustered(128, 40 * 64, 78), kS6);
+}
+
+TEST(Heuristics, InvalidEntriesAreSkipped) {
+  const KernelEntry entries[] = {
+      {{"bf16_only_128", 2, 128, 64, 64, 6, 1, 1}, fake_launch, nullptr},
+      {{"kernel1_64", 1, 64, 64, 64, 8, 1, 1}, fake_launch, fake_launch},
+  };
+  EXPECT_TRUE(is_valid(entries[0], shape(1, 64, 64, DType::kBF16)));
+  EXPECT_FALSE(is_valid(entries[0], shape(1, 64, 64, DType::kFP16)));
+  EXPECT_FALSE(is_valid(entries[1], shape(1, 64, 64, DType::kBF16)));
+  EXPECT_FALSE(is_valid(entries[0], shape(0, 64, 64, DType::kBF16)));
+  EXPECT_EQ(choose_from(entries, 2, shape(1, 64, 64, DType::kBF16), 132), 0);
+  EXPECT_EQ(choose_from(entries, 2, shape(1, 64, 64, DType::kFP16), 132), -1);
+  EXPECT_EQ(choose_from(entries, 0, shape(1, 64, 64, DType::kFP16), 132), -1);
+}
+
+TEST(Heuristics, TieBreaks) {
+  // Two configs of equal cost per tile: 128x32 (128 + 64) and 64x64 (64 + 128).
+  const KernelEntry entries[] = {
+      {{"tall", 2, 128, 32, 64, 6, 1, 1}, fake_launch, fake_launch},
+      {{"wide", 2, 64, 64, 64, 8, 1, 1}, fake_launch, fake_launch},
+  };
+  // m = 64, i = 64: same cost; tall pads half of its tiles, wide nothing -> wide.
+  EXPECT_EQ(choose_from(entries, 2, shape(64, 64, 64), 132), 1);
+  // m = 128, i = 64: 2 tiles each, no padding, same fill -> the taller tile.
+  EXPECT_EQ(choose_from(entries, 2, shape(128, 64, 64), 132), 0);
+  // m = 128, i = 6400: 200 tiles each (68 in the 2nd wave) -> the taller tile.
+  EXPECT_EQ(choose_from(entries, 2, shape(128, 64, 6400), 132), 0);
+}
+
+TEST(Heuristics, MulticastSharesTheTileAcrossTheCluster) {
+  // A 2x1 cluster multicasts the weight tiles along M: each CTA's share is 64 + 2 * 64 / 2.
+  const KernelEntry fill[] = {
+      {{"one", 2, 64, 64, 64, 8, 1, 1}, fake_launch, fake_launch},
+      {{"pair", 2, 64, 64, 64, 8, 2, 1}, fake_launch, fake_launch},
+  };
+  EXPECT_EQ(estimate(fill[1].config, shape(128, 64, 64), 132).cost, 128);
+  // one: 2 tiles on 132 slots, cost 192; pair: 1 unit on 66 slots, cost 64 + 64 = 128 -> pair.
+  EXPECT_EQ(choose_from(fill, 2, shape(128, 64, 64), 132), 1);
+}
+
+TEST(Heuristics, Deterministic) {
+  for (int m = 1; m <= 4096; m = m * 3 + 1) {
+    for (int i : {8, 512, 4864, 29568}) {
+      const int first = choose(m, i);
+      ASSERT_GE(first, 0);
+      for (int repeat = 0; repeat < 3; ++repeat) EXPECT_EQ(choose(m, i), first);
+    }
+  }
+}
+
+TEST(Registry, EveryEntryIsWellFormedAndValid) {
+  int count = 0;
+  const KernelEntry* registry = kernel_registry(&count);
+  ASSERT_GE(count, 2);
+  std::set<std::string> names;
+  for (int idx = 0; idx < count; ++idx) {
+    const KernelEntry& e = registry[idx];
+    SCOPED_TRACE(e.config.name);
+    EXPECT_TRUE(names.insert(e.config.name).second) << "duplicate name";
+    EXPECT_LT(std::strlen(e.config.name), sizeof(tileglu_config_t{}.name));
+    EXPECT_EQ(e.config.kernel, 2);
+    EXPECT_GT(e.config.tile_m, 0);
+    EXPECT_GT(e.config.tile_n, 0);
+    EXPECT_GT(e.config.tile_k, 0);
+    EXPECT_GT(e.config.stages, 0);
+    EXPECT_GE(e.config.cluster_m, 1);
+    EXPECT_GE(e.config.cluster_n, 1);
+    EXPECT_NE(e.launch_bf16, nullptr);
+    EXPECT_NE(e.launch_fp16, nullptr);
+    EXPECT_TRUE(is_valid(e, shape(1, 8, 8, DType::kBF16)));
+    EXPECT_TRUE(is_valid(e, shape(16384, 8192, 29568, DType::kFP16)));
+  }
+  EXPECT_GE(registry_index("k2_pingpong_128x64x64_s6"), 0);
+  EXPECT_GE(registry_index("k2_pingpong_64x64x64_s8"), 0);
+}
+
+TEST(Registry, ChooseKernelOnRealShapes) {
+  ScopedEnv force("TILEGLU_FORCE_CONFIG", nullptr);
+  ScopedEnv log("TILEGLU_LOG_DISPATCH", nullptr);
+  const int cluster = registry_index("k2_pingpong_128x64x64_c2_s6");
+  const int small = registry_index("k2_pingpong_64x64x64_s8");
+  EXPECT_EQ(choose_kernel(1, 896, 4864, DType::kBF16, 132), small);
+  EXPECT_EQ(choose_kernel(16, 8192, 29568, DType::kFP16, 132), small);
+  EXPECT_EQ(choose_kernel(192, 896, 4864, DType::kBF16, 132), small);
+  EXPECT_EQ(choose_kernel(2048, 3584, 18944, DType::kBF16, 132), cluster);
+  EXPECT_EQ(choose_kernel(16384, 8192, 29568, DType::kFP16, 132), cluster);
+}
+
+TEST(Registry, ForceConfigByName) {
+  ScopedEnv log("TILEGLU_LOG_DISPATCH", nullptr);
+  const int small = registry_index("k2_pingpong_64x64x64_s8");
+  const int big = registry_index("k2_pingpong_128x64x64_s6");
+  {
+    ScopedEnv force("TILEGLU_FORCE_CONFIG", "k2_pingpong_64x64x64_s8");
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(choose_kernel(8192, 3584, 18944, DType::kBF16, 132), small);
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  }
+  {
+    ScopedEnv force("TILEGLU_FORCE_CONFIG", "k2_pingpong_128x64x64_s6");
+    EXPECT_EQ(choose_kernel(1, 3584, 18944, DType::kFP16, 132), big);
+  }
+}
+
+TEST(Registry, UnknownForcedConfigIsIgnoredWithAWarning) {
+  ScopedEnv log("TILEGLU_LOG_DISPATCH", nullptr);
+  ScopedEnv force("TILEGLU_FORCE_CONFIG", "k9_does_not_exist");
+  testing::internal::CaptureStderr();
+  const int chosen = choose_kernel(8192, 3584, 18944, DType::kBF16, 132);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(chosen, registry_index("k2_pingpong_128x64x64_c2_s6"));
+  EXPECT_NE(err.find("warning: TILEGLU_FORCE_CONFIG=k9_does_not_exist names no kernel"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("k2_pingpong_64x64x64_s8"), std::string::npos) << "lists known names: " << err;
+}
+
+TEST(Registry, EmptyForcedConfigIsIgnoredSilently) {
+  ScopedEnv log("TILEGLU_LOG_DISPATCH", nullptr);
+  ScopedEnv force("TILEGLU_FORCE_CONFIG", "");
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(choose_kernel(1, 896, 4864, DType::kBF16, 132),
+            registry_index("k2_pingpong_64x64x64_s8"));
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+TEST(Registry, LogDispatchPrintsTheChoice) {
+  ScopedEnv force("TILEGLU_FORCE_CONFIG", nullptr);
+  {
+    ScopedEnv log("TILEGLU_LOG_DISPATCH", "1");
+    testing::internal::CaptureStderr();
+    choose_kernel(192, 896, 4864, DType::kFP16, 132);
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("tileglu: dispatch m=192 k=896 i=4864 dtype=fp16 sm_count=132 -> "
+                       "k2_pingpong_64x64x64_s8"),
+              std::string::npos)
+        << err;
+    EXPECT_NE(err.find("* k2_pingpong_64x64x64_s8: tiles=228 waves=2"), std::string::npos) << err;
+    EXPECT_NE(err.find("  k2_pingpong_128x64x64_s6: tiles=152 waves=2"), std::string::npos) << err;
+    EXPECT_NE(err.find("  k2_pingpong_128x64x64_c2_s6: tiles=152 waves=2 last_wave_fill=15% "
+                       "useful=75% cost=384"),
+              std::string::npos)
+        << err;
+  }
+  {
+    ScopedEnv log("TILEGLU_LOG_DISPATCH", "0");
+    testing::internal::CaptureStderr();
+    choose_kernel(192, 896, 4864, DType::kFP16, 132);
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  }
+  {
+    ScopedEnv log("TILEGLU_LOG_DISPATCH", "1");
+    ScopedEnv force("TILEGLU_FORCE_CONFIG", "k2_pingpong_128x64x64_s6");
+    testing::internal::CaptureStderr();
+    choose_kernel(1, 896, 4864, DType::kBF16, 132);
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("-> k2_pingpong_128x64x64_s6 (forced by TILEGLU_FORCE_CONFIG)"),
+              std::string::npos)
+        << err;
+  }
+}
+
+}  // namespace
+}  // namespace dispatch
+}  // namespace tileglu
