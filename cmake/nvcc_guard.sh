@@ -4,7 +4,8 @@
 #   nvcc_guard.sh [ccache] nvcc <args...>
 #
 # Runs the command it is given, passes its stdout and stderr through, and fails the compile when
-# ptxas reports that it serialized or could not pipeline WGMMA:
+# ptxas reports (as an "info" or "warning" line, depending on the version) that it serialized
+# WGMMA:
 #   C7510  wgmma pipeline crosses a function boundary (a real call inside the mainloop)
 #   C7511  wgmma serialized for another reason (e.g. an unsupported pattern of accumulator use)
 #   C7515  an accumulator is touched between warpgroup_arrive and its wait
@@ -43,7 +44,7 @@ if [[ -n "$codes" ]]; then
     prev="$arg"
   done
   if [[ -n "$output" && -f "$output" ]]; then rm -f "$output"; fi
-  echo "nvcc_guard.sh: error: ptxas warning(s) ${codes}treated as errors${output:+ (compiling $output)}:" \
+  echo "nvcc_guard.sh: error: ptxas reported ${codes}(treated as errors${output:+, compiling $output}):" \
        "WGMMA would run serialized; see README.md, section Build" >&2
   exit 1
 fi

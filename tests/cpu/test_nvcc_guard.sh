@@ -47,6 +47,8 @@ c7510='ptxas /tmp/k.ptx, line 812; warning : Potential Performance Loss: wgmma.m
 check clean           0 yes ""
 check benign_warning  0 yes $'ptxas info    : Used 168 registers\nwarning : Registers are spilled to local memory in function (C7509)'
 check c7510           1 no  "$c7510"
+# The form ptxas 13.0 prints (an "info" line, the code in parentheses), from a real compile.
+check c7510_ptxas13   1 no  "ptxas info    : (C7510) Potential Performance Loss: wgmma.mma_async instructions are serialized due to wgmma pipeline crossing function boundary at a function call in the function '_ZN7tileglu7kernels30sm90_swiglu_k2_pingpong_kernel'"
 check c7511           1 no  $'ptxas warning : wgmma.mma_async serialized due to non wgmma instructions defining accumulator registers of a wgmma (C7511)\n'
 check c7515           1 no  'warning : wgmma.mma_async serialized: accumulator touched between arrive and wait (C7515)'
 check c7510_after_ok  1 no  $'ptxas info    : Used 168 registers\n'"$c7510"
