@@ -1,0 +1,223 @@
+// End-to-end through the public C ABI on an sm_90 GPU, against the CPU reference: every registry
+// configuration (forced with TILEGLU_FORCE_CONFIG), both dtypes, stacked and separate weights,
+// padded leading dimensions, and shapes that break tiling (M = 1, odd M, K and I of one
+// alignment step, partial tiles, more tiles than SMs, K longer than the pipeline).
+//
+// Two modes per case:
+//   exact  x in [-3, 3], weights in {-1, 0, 1}, all integers: every product and fp32 sum is exact,
+//          so the only error left is silu in fp32 and the final rounding: no output may be more
+//          than 1 ulp off.
+//   random normal inputs: the share of outputs more than 1 ulp off must stay below 0.1 %.
+// Outputs are poisoned with NaN first; padding columns must keep the poison, and every element
+// must be finite. Skips (and says so) without an sm_90 GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "reference/numerics.h"
+#include "reference/swiglu_ref.h"
+#include "tileglu/tileglu.h"
+
+namespace {
+
+using tileglu::reference::Format;
+
+bool have_sm90() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    return false;
+  }
+  int major = 0, minor = 0;
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
+  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);
+  return major == 9 && minor == 0;
+}
+
+#define CUDA_OK(expr) ASSERT_EQ((expr), cudaSuccess) << #expr
+
+struct Shape {
+  int64_t m, k, i;
+};
+
+// M = 1 and odd M; K = 8 (one alignment step, less than a k-tile); I not a multiple of the
+// 64-column tile; more tiles than SMs (1000 x 1032: 136 tiles of 128 rows); K = 1024 (16 k-tiles,
+// more than any pipeline's stages).
+const Shape kShapes[] = {{1, 8, 8},     {3, 16, 24},    {17, 64, 40},    {100, 200, 72},
+                         {129, 136, 136}, {65, 1024, 200}, {1000, 96, 1032}};
+
+struct DeviceBuffer {
+  void* p = nullptr;
+  explicit DeviceBuffer(size_t bytes) { cudaMalloc(&p, bytes); }
+  ~DeviceBuffer() { cudaFree(p); }
+};
+
+struct Case {
+  Format format;
+  Shape s;
+  bool exact;
+  int64_t ldx, ldw, ld_out;
+  std::vector<uint16_t> x, w;  // w: stacked [2i, ldw], gate rows first
+  std::vector<double> ref;     // [m, i] fp64
+
+  Case(Format f, Shape shape, bool exact_inputs, uint32_t seed)
+      : format(f), s(shape), exact(exact_inputs) {
+    ldx = s.k + 8;
+    ldw = s.k + 16;
+    ld_out = s.i + 8;
+    const uint16_t nan = tileglu::reference::round_to(f, std::nan(""));
+    x.assign(s.m * ldx, nan);
+    w.assign(2 * s.i * ldw, nan);
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> small_int(-3, 3);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    // Both modes keep g and u of order 1-10: an fp32 exp of -g overflowing (g < -88) would make
+    // silu(g) * u a denormal-range value that no fp32 kernel is asked to get right.
+    const double density = std::min(1.0, 32.0 / static_cast<double>(s.k));  // exact: ~32 terms
+    const double wscale = 1.0 / std::sqrt(static_cast<double>(s.k));
+    for (int64_t r = 0; r < s.m; ++r) {
+      for (int64_t c = 0; c < s.k; ++c) {
+        const double v = exact ? small_int(rng) : normal(rng);
+        x[r * ldx + c] = tileglu::reference::round_to(f, v);
+      }
+    }
+    for (int64_t r = 0; r < 2 * s.i; ++r) {
+      for (int64_t c = 0; c < s.k; ++c) {
+        double v;
+        if (exact) {
+          v = unit(rng) < density ? (unit(rng) < 0.5 ? -1.0 : 1.0) : 0.0;
+        } else {
+          v = normal(rng) * wscale;
+        }
+        w[r * ldw + c] = tileglu::reference::round_to(f, v);
+      }
+    }
+    ref.resize(s.m * s.i);
+    tileglu::reference::swiglu_ref_f64(f, s.m, s.k, s.i, x.data(), ldx, w.data(), ldw,
+                                       w.data() + s.i * ldw, ldw, ref.data(), s.i);
+  }
+};
+
+// Runs one case through one entry point; returns the number of outputs more than 1 ulp off.
+void run_case(const Case& c, bool stacked, int64_t* mismatches) {
+  const size_t elem = 2;
+  DeviceBuffer dx(c.x.size() * elem), dw(c.w.size() * elem), dup(c.s.i * c.ldw * elem),
+      dout(c.s.m * c.ld_out * elem);
+  ASSERT_NE(dx.p, nullptr);
+  ASSERT_NE(dout.p, nullptr);
+  CUDA_OK(cudaMemcpy(dx.p, c.x.data(), c.x.size() * elem, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(dw.p, c.w.data(), c.w.size() * elem, cudaMemcpyHostToDevice));
+  // Separate: the up rows in their own allocation.
+  CUDA_OK(cudaMemcpy(dup.p, c.w.data() + c.s.i * c.ldw, c.s.i * c.ldw * elem,
+                     cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemset(dout.p, 0xFF, c.s.m * c.ld_out * elem));  // 0xFFFF: NaN in bf16 and fp16
+
+  const tileglu_dtype_t dtype =
+      c.format == Format::kBF16 ? TILEGLU_DTYPE_BF16 : TILEGLU_DTYPE_FP16;
+  const tileglu_status_t st =
+      stacked ? tileglu_swiglu_stacked(dtype, c.s.m, c.s.k, c.s.i, dx.p, c.ldx, dw.p, c.ldw,
+                                       dout.p, c.ld_out, nullptr)
+              : tileglu_swiglu_separate(dtype, c.s.m, c.s.k, c.s.i, dx.p, c.ldx, dw.p, dup.p,
+                                        c.ldw, dout.p, c.ld_out, nullptr);
+  ASSERT_EQ(st, TILEGLU_SUCCESS) << tileglu_last_error_message();
+  CUDA_OK(cudaDeviceSynchronize());
+
+  std::vector<uint16_t> out(c.s.m * c.ld_out);
+  CUDA_OK(cudaMemcpy(out.data(), dout.p, out.size() * elem, cudaMemcpyDeviceToHost));
+  int64_t bad = 0, unwritten = 0, overwritten = 0;
+  for (int64_t r = 0; r < c.s.m; ++r) {
+    for (int64_t col = 0; col < c.ld_out; ++col) {
+      const uint16_t v = out[r * c.ld_out + col];
+      if (col >= c.s.i) {
+        overwritten += v != 0xFFFF;
+        continue;
+      }
+      const double want = c.ref[r * c.s.i + col];
+      if (tileglu::reference::is_nan(c.format, v)) {
+        ++unwritten;
+      } else if (tileglu::reference::more_than_one_ulp(c.format, v, want)) {
+        ++bad;
+      }
+    }
+  }
+  EXPECT_EQ(unwritten, 0) << "outputs left NaN";
+  EXPECT_EQ(overwritten, 0) << "padding columns written";
+  *mismatches = bad;
+}
+
+class SwigluGpu : public testing::TestWithParam<std::tuple<std::string, Format>> {};
+
+TEST_P(SwigluGpu, MatchesReference) {
+  if (!have_sm90()) GTEST_SKIP() << "needs an sm_90 GPU (H100/H200); none on this machine";
+  const std::string config = std::get<0>(GetParam());
+  const Format format = std::get<1>(GetParam());
+  setenv("TILEGLU_FORCE_CONFIG", config.c_str(), 1);
+
+  uint32_t seed = 1;
+  for (const Shape& s : kShapes) {
+    for (bool exact : {true, false}) {
+      const Case c(format, s, exact, seed++);
+      for (bool stacked : {true, false}) {
+        SCOPED_TRACE(config + " m=" + std::to_string(s.m) + " k=" + std::to_string(s.k) +
+                     " i=" + std::to_string(s.i) + (exact ? " exact" : " random") +
+                     (stacked ? " stacked" : " separate"));
+        // The forced config is the one that runs.
+        tileglu_swiglu_problem_t p{};
+        p.dtype = format == Format::kBF16 ? TILEGLU_DTYPE_BF16 : TILEGLU_DTYPE_FP16;
+        p.m = s.m;
+        p.k = s.k;
+        p.i = s.i;
+        p.x = reinterpret_cast<void*>(0x100000);
+        p.ldx = c.ldx;
+        p.w_gate = reinterpret_cast<void*>(0x10000000);
+        p.ld_gate = p.ld_up = c.ldw;
+        p.w_up = reinterpret_cast<void*>(0x20000000);
+        p.out = reinterpret_cast<void*>(0x40000000);
+        p.ld_out = c.ld_out;
+        tileglu_config_t cfg;
+        ASSERT_EQ(tileglu_query_config(&p, &cfg), TILEGLU_SUCCESS) << tileglu_last_error_message();
+        ASSERT_EQ(config, cfg.name);
+
+        int64_t mismatches = -1;
+        run_case(c, stacked, &mismatches);
+        const int64_t total = s.m * s.i;
+        if (exact) {
+          EXPECT_EQ(mismatches, 0) << "of " << total;
+        } else {
+          EXPECT_LE(mismatches * 1000, total) << mismatches << " of " << total << " > 0.1 %";
+        }
+      }
+    }
+  }
+  unsetenv("TILEGLU_FORCE_CONFIG");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllConfigs, SwigluGpu,
+    testing::Combine(testing::Values("k2_pingpong_128x64x64_s6", "k2_pingpong_128x64x64_c2_s6",
+                                     "k2_pingpong_64x64x64_s8"),
+                     testing::Values(Format::kBF16, Format::kFP16)),
+    [](const testing::TestParamInfo<SwigluGpu::ParamType>& info) {
+      return std::get<0>(info.param) +
+             (std::get<1>(info.param) == Format::kBF16 ? "_bf16" : "_fp16");
+    });
+
+TEST(SwigluGpuDispatch, DefaultChoiceRunsAndMatches) {
+  if (!have_sm90()) GTEST_SKIP() << "needs an sm_90 GPU (H100/H200); none on this machine";
+  unsetenv("TILEGLU_FORCE_CONFIG");
+  const Case c(Format::kBF16, Shape{300, 512, 1032}, true, 99);
+  int64_t mismatches = -1;
+  run_case(c, true, &mismatches);
+  EXPECT_EQ(mismatches, 0);
+}
+
+}  // namespace
