@@ -673,9 +673,9 @@ struct Device {
     return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(blocks, sm_count * 8)));
   }
   // Evicts the L2 by writing 2x its size (the value changes so no write is ever a no-op). A
-  // write-only flush leaves the L2 full of dirty lines, and the timed kernel then pays their
-  // write-back (a bandwidth-bound decode GEMM nearly twice its bytes), so by default the buffer is
-  // read back as well: the L2 ends up holding clean lines that nothing timed uses.
+  // write-only flush leaves the L2 full of dirty lines whose write-back the timed kernel then pays
+  // (on an H200 the 0.5B M=1 merged GEMM took 12.0 us after it, 9.9 us after the clean flush), so
+  // by default the buffer is read back as well: the L2 ends up holding clean, unrelated lines.
   cudaError_t flush_l2(cudaStream_t s) {
     cudaError_t e = cudaMemsetAsync(flush_buf, (++flush_counter) & 0xFF, flush_bytes, s);
     if (e != cudaSuccess || !flush_clean) return e;
@@ -1832,10 +1832,12 @@ int main(int argc, char** argv) {
                 "%d, last %d, %d spread evenly), always all columns; whole output scanned ==\n",
                 static_cast<long long>(kAllRowsMaxM), kSubsetHead + kSubsetTail + kSubsetMiddle,
                 kSubsetHead, kSubsetTail, kSubsetMiddle);
-    std::printf("   pass: mismatch (> 1 ulp from the correctly rounded value) <= %.2f%%, no "
+    std::printf("   pass: mismatch (> 1 ulp from the correctly rounded value) <= %s, no "
                 "unwritten/overrun, rel L2 <= %.0fx the rounding error; layouts stacked, "
                 "separate halves, separate allocation\n",
-                kMaxMismatchPct, kMaxRelL2OverRounding);
+                opt.strict ? "0.01% (--strict)"
+                           : "max(0.01%, 2x the cuBLASLt fp32-output baseline's share)",
+                kMaxRelL2OverRounding);
     run_invalid_calls(ctx, &invalid);
     for (const auto& e : edges) {
       for (int d = 0; d < 2; ++d) {
@@ -1977,7 +1979,7 @@ int main(int argc, char** argv) {
                "  \"ceilings\": {\"d2d_copy_bytes\": %s, \"d2d_copy_us\": %s, "
                "\"d2d_copy_GBps_read_plus_write\": %s, \"cublas_bf16_8192_us\": %s, "
                "\"cublas_bf16_8192_tflops\": %s, \"bf16_dense_peak_tflops_datasheet\": %s},\n",
-               jnum(ceil.copy_bytes).c_str(), jnum(ceil.copy_us).c_str(),
+               jint(static_cast<int64_t>(ceil.copy_bytes)).c_str(), jnum(ceil.copy_us).c_str(),
                jnum(ceil.copy_gbps_rw).c_str(), jnum(ceil.cublas_8192_us).c_str(),
                jnum(ceil.cublas_8192_tflops).c_str(), jnum(kBf16DensePeakTflops).c_str());
   std::fprintf(f, "  \"date\": %s,\n", jstr(utc_date()).c_str());
