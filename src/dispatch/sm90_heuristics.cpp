@@ -3,36 +3,58 @@
 // Every kernel is persistent: the grid holds as many clusters as fit (sm_count / cluster size),
 // each walks its share of the cluster tiles, so the busiest cluster runs
 // waves = ceil(units / slots) of them and the problem takes about waves x (time of one tile).
-// A tile's time over its K loop is set by the operands its CTA pulls from L2 per k-step: one X
-// tile and one gate and one up tile, (tile_m + 2 * tile_n) * tile_k elements, where a tile that a
-// cluster multicasts is fetched once for the cluster (X along cluster_n, the weights along
-// cluster_m). Our tiles are small enough that this feed, not the tensor cores, is what the SM
-// waits on (a 64-row tile does half the MACs of a 128-row one but loads 3/4 of its bytes). K and
-// tile_k are common to every shipped config, so the score is
+// A tile's time is scored by the operand elements its CTA loads per k-step, one X tile plus one
+// gate and one up tile, (tile_m + 2 * tile_n) * tile_k, whatever the cluster shape: multicast earns
+// no discount. K and tile_k are common to every shipped config, so the score is
 //
-//     cost = waves * (tile_m / cluster_n + 2 * tile_n / cluster_m)
+//     cost = waves * (tile_m + 2 * tile_n)
 //
-// and the lowest cost wins. Ties go to less padding (the larger `useful` share, so decode does
-// not pay for 128 rows to use one), then to the fuller last wave, then to the larger tile_m, then
-// to registry order. Padding is priced in: a tile past the last row costs as much as a full one.
+// and the lowest cost wins. Ties go first to a config without a cluster (cluster_m * cluster_n
+// == 1), then to less padding (the larger `useful` share, so decode does not pay for 128 rows to
+// use one), then to the fuller last wave, then to the larger tile_m, then to registry order.
+// Padding is priced in: a tile past the last row costs as much as a full one. The feed term is
+// what ranks the 64-row tile against the 128-row one (half the MACs, 3/4 of the operand bytes);
+// it is a proxy for a tile's time, not a measured bottleneck.
+//
+// Why multicast earns nothing. An earlier version of this model held that the L2 operand feed
+// was what the SM waits on and so counted an X tile multicast over cluster_n CTAs once per
+// cluster (tile_m / cluster_n + 2 * tile_n / cluster_m), which made the cluster config the pick
+// for every large shape. Measured on an H200, bf16, in one run, TFLOP/s of
+// k2_pingpong_128x64x64_s6 vs k2_pingpong_128x64x64_c2_s6 (the same tile, X multicast over a 1x2
+// cluster):
+//   qwen2.5-0.5b (K=896,  I=4864)   M=4096:  661 vs 648   M=16384: 688 vs 687
+//   qwen2.5-7b   (K=3584, I=18944)  M=4096:  798 vs 758   M=16384: 713 vs 654
+//   qwen2.5-72b  (K=8192, I=29568)  M=4096:  716 vs 658
+// The cluster config was slower on every shape measured, so the premise is refuted; it also got
+// fewer resident clusters than sm_count / 2, so `slots` below overstates it. With no discount a
+// cluster config costs at least what the same tile without a cluster does (it pads to whole
+// clusters and has no more slots), and the first tie-break hands the tie to the plain config: the
+// cluster config is never the default choice and runs only when TILEGLU_FORCE_CONFIG names it.
+// (The one exception is sm_count smaller than the cluster, 1 for c2, where `slots` is clamped to
+// one and so gives the cluster as many slots as a single CTA; no Hopper part is that small.)
+// Weight multicast (cluster_m > 1) gets no discount either: no shipped config has it and nothing
+// measured supports one.
 //
 // Worked examples, sm_count = 132, the shipped configs
-//   s6 = 128x64 (cost/tile 256), c2 = 128x64 cluster 1x2 (66 slots, cost/tile 64 + 128 = 192),
+//   s6 = 128x64 (cost/tile 256), c2 = 128x64 cluster 1x2 (66 slots, cost/tile 256),
 //   s8 = 64x64 (cost/tile 192):
-//   m = 1,    i = 4864:  s6:   76 units, 1 wave -> 256  | c2:   38 units, 1 wave -> 192
-//                        s8:   76 units, 1 wave -> 192   => c2 and s8 tie; s8 pads 63 rows, c2 127: s8
-//                        (m <= 64: s8 has the c2 cost with half the padding: all of decode is s8)
-//   m = 64,   i = 29568: s6: 4 waves -> 1024 | c2: 231 units, 4 waves -> 768 | s8: 4 waves -> 768 => s8
-//   m = 128,  i = 4864:  s6: 1 wave -> 256   | c2: 38 units, 1 wave -> 192   | s8: 152 units, 2 waves -> 384 => c2
-//   m = 192,  i = 4864:  s6: 152 units, 2 waves -> 512 | c2: 76 units, 2 waves -> 384
-//                        s8: 228 units, 2 waves -> 384  => tie; s8 pads nothing, c2 a quarter: s8
-//   m = 100,  i = 18944: s6: 296 units, 3 waves -> 768 | c2: 148 units, 3 waves -> 576
-//                        s8: 592 units, 5 waves -> 960  => c2
-//   m = 4096, i = 18944: s6: 72 waves -> 18432 | c2: 4736 units, 72 waves -> 13824 | s8: 144 waves -> 27648 => c2
-// Without the cluster config (2-entry examples in the tests) the same model gives the 64-row
-// tile to decode and to under-filled shapes where halving the tile height keeps the wave count
-// (m = 192 above, or m = 128 with i = 2048: 32 tiles of 128 rows vs 64 of 64, one wave each), and
-// the 128-row tile to everything from a few full waves up.
+//   m = 1,    i = 4864:  s6:   76 units, 1 wave -> 256  | c2:   38 units, 1 wave -> 256
+//                        s8:   76 units, 1 wave -> 192   => s8
+//                        (m <= 64: s8 runs as many tiles as s6, so the same waves, at 3/4 of the
+//                        cost/tile, and c2 costs at least what s6 does: all of decode is s8)
+//   m = 64,   i = 29568: s6: 4 waves -> 1024 | c2: 231 units, 4 waves -> 1024 | s8: 4 waves -> 768 => s8
+//   m = 128,  i = 4864:  s6: 1 wave -> 256   | c2: 38 units, 1 wave -> 256
+//                        s8: 152 units, 2 waves -> 384  => s6 and c2 tie: no cluster: s6
+//   m = 192,  i = 4864:  s6: 152 units, 2 waves -> 512 | c2: 76 units, 2 waves -> 512
+//                        s8: 228 units, 2 waves -> 384  => s8
+//   m = 100,  i = 18944: s6: 296 units, 3 waves -> 768 | c2: 148 units, 3 waves -> 768
+//                        s8: 592 units, 5 waves -> 960  => s6 and c2 tie: s6
+//   m = 4096, i = 18944: s6: 72 waves -> 18432 | c2: 4736 units, 72 waves -> 18432
+//                        s8: 144 waves -> 27648  => s6 and c2 tie: s6
+// So decode (m <= 64) and under-filled shapes where halving the tile height keeps the wave count
+// (m = 192 above, or m = 128 with i = 2048: 32 tiles of 128 rows vs 64 of 64, one wave each) take
+// the 64-row tile, and everything from a few full waves up takes s6. The tests check the same
+// choices with and without the cluster config in the list.
 #include "sm90_heuristics.h"
 
 #include <cstdio>
@@ -55,6 +77,9 @@ bool env_flag(const char* name) {
 // True when a beats b.
 bool better(const Estimate& a, const KernelConfig& ca, const Estimate& b, const KernelConfig& cb) {
   if (a.cost != b.cost) return a.cost < b.cost;
+  const bool a_plain = ca.cluster_m * ca.cluster_n == 1;
+  const bool b_plain = cb.cluster_m * cb.cluster_n == 1;
+  if (a_plain != b_plain) return a_plain;
   if (a.useful != b.useful) return a.useful > b.useful;
   if (a.last_wave_fill != b.last_wave_fill) return a.last_wave_fill > b.last_wave_fill;
   return ca.tile_m > cb.tile_m;
@@ -138,8 +163,9 @@ Estimate estimate(const KernelConfig& config, const Shape& shape, int sm_count) 
   e.last_wave_fill = static_cast<double>(last) / static_cast<double>(e.slots);
   e.useful = static_cast<double>(shape.m) * static_cast<double>(shape.i) /
              (static_cast<double>(e.tiles) * config.tile_m * config.tile_n);
-  const double feed = static_cast<double>(config.tile_m) / static_cast<double>(cluster_n) +
-                      2.0 * static_cast<double>(config.tile_n) / static_cast<double>(cluster_m);
+  // Every CTA counts its whole X, gate and up tiles: multicast earns no discount (see above).
+  const double feed =
+      static_cast<double>(config.tile_m) + 2.0 * static_cast<double>(config.tile_n);
   e.cost = static_cast<double>(e.waves) * feed;
   return e;
 }

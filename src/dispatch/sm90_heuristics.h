@@ -30,7 +30,7 @@ struct Estimate {
   int64_t waves = 0;          // ceil(units / slots): cluster tiles the busiest cluster runs
   double last_wave_fill = 0;  // share of slots busy in the last wave, in (0, 1]
   double useful = 0;          // m * i / (tiles * tile_m * tile_n): the share not spent on padding
-  double cost = 0;            // waves * operand elements per CTA per k-step; lower is better
+  double cost = 0;            // waves * (tile_m + 2 * tile_n), no multicast discount; lower wins
 };
 
 // Whether `entry` can run `shape`: a launcher for the dtype exists and the tile is well formed.
@@ -38,8 +38,9 @@ bool is_valid(const KernelEntry& entry, const Shape& shape);
 
 Estimate estimate(const KernelConfig& config, const Shape& shape, int sm_count);
 
-// The best valid entry of `entries[0, count)` by the cost model, or -1 when none is valid.
-// Deterministic; reads no environment variable.
+// The best valid entry of `entries[0, count)` by the cost model, or -1 when none is valid. At equal
+// cost a config without a cluster beats one with a cluster. Deterministic; reads no environment
+// variable.
 int choose_from(const KernelEntry* entries, int count, const Shape& shape, int sm_count);
 
 // The index into kernel_registry() to run (m, k, i, dtype) with on a device of `sm_count` SMs, or

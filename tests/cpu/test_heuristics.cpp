@@ -1,5 +1,6 @@
-// The dispatch heuristics: the cost model on the worked examples of sm90_heuristics.cpp, the
-// registry's entries, TILEGLU_FORCE_CONFIG and TILEGLU_LOG_DISPATCH.
+// The dispatch heuristics: the cost model on the worked examples of sm90_heuristics.cpp (no
+// multicast discount, no-cluster tie-break), the registry's entries, TILEGLU_FORCE_CONFIG and
+// TILEGLU_LOG_DISPATCH.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -98,14 +99,14 @@ TEST(Heuristics, EstimateArithmetic) {
   EXPECT_DOUBLE_EQ(e.last_wave_fill, 96.0 / 132.0);
   EXPECT_DOUBLE_EQ(e.useful, 1.0);
   EXPECT_EQ(e.cost, 2 * (64 + 2 * 64));
-  // The cluster config: 2 x 38 cluster tiles over 66 slots; X multicast halves its share.
+  // The cluster config: 2 x 38 cluster tiles over 66 slots; X multicast earns no discount.
   e = estimate(kEntries[kC2].config, shape(192, 896, 4864), 132);
   EXPECT_EQ(e.units, 76);
   EXPECT_EQ(e.tiles, 152);
   EXPECT_EQ(e.slots, 66);
   EXPECT_EQ(e.waves, 2);
   EXPECT_DOUBLE_EQ(e.last_wave_fill, 10.0 / 66.0);
-  EXPECT_EQ(e.cost, 2 * (128 / 2 + 2 * 64));
+  EXPECT_EQ(e.cost, 2 * (128 + 2 * 64));
   // An odd number of N-blocks: the cluster's second CTA runs a padding tile.
   e = estimate(kEntries[kC2].config, shape(128, 896, 3 * 64), 132);
   EXPECT_EQ(e.units, 2);
@@ -128,10 +129,17 @@ TEST(Heuristics, WorkedExamples) {
   // The examples in the comment of sm90_heuristics.cpp.
   EXPECT_EQ(choose(1, 4864), kS8);
   EXPECT_EQ(choose(64, 29568), kS8);
-  EXPECT_EQ(choose(128, 4864), kC2);
+  EXPECT_EQ(choose(128, 4864), kS6);
   EXPECT_EQ(choose(192, 4864), kS8);
-  EXPECT_EQ(choose(100, 18944), kC2);
-  EXPECT_EQ(choose(4096, 18944), kC2);
+  EXPECT_EQ(choose(100, 18944), kS6);
+  EXPECT_EQ(choose(4096, 18944), kS6);
+  // In each s6 example c2 costs the same as s6 and loses on the no-cluster tie-break.
+  for (int m : {128, 100, 4096}) {
+    const int i = m == 128 ? 4864 : 18944;
+    SCOPED_TRACE("m=" + std::to_string(m));
+    EXPECT_EQ(estimate(kEntries[kC2].config, shape(m, 4096, i), 132).cost,
+              estimate(kEntries[kS6].config, shape(m, 4096, i), 132).cost);
+  }
 }
 
 TEST(Heuristics, WorkedExamplesWithoutTheClusterConfig) {
@@ -157,8 +165,10 @@ TEST(Heuristics, DecodeShapesTakeThe64RowTile) {
 TEST(Heuristics, PrefillShapesTakeA128RowTile) {
   for (int m : {1024, 2048, 4096, 8192, 16384, 32768}) {
     for (int i : {4864, 8960, 11008, 18944, 13824, 27648, 29568}) {
-      EXPECT_EQ(choose(m, i), kC2) << "m=" << m << " i=" << i;
-      EXPECT_EQ(choose_unclustered(m, i), kS6) << "m=" << m << " i=" << i;
+      for (int sms : {78, 114, 132, 133}) {
+        EXPECT_EQ(choose(m, i, sms), kS6) << "m=" << m << " i=" << i << " sms=" << sms;
+        EXPECT_EQ(choose_unclustered(m, i, sms), kS6) << "m=" << m << " i=" << i << " sms=" << sms;
+      }
     }
   }
 }
@@ -201,15 +211,59 @@ TEST(Heuristics, TieBreaks) {
   EXPECT_EQ(choose_from(entries, 2, shape(128, 64, 6400), 132), 0);
 }
 
-TEST(Heuristics, MulticastSharesTheTileAcrossTheCluster) {
-  // A 2x1 cluster multicasts the weight tiles along M: each CTA's share is 64 + 2 * 64 / 2.
-  const KernelEntry fill[] = {
+TEST(Heuristics, MulticastEarnsNoDiscount) {
+  // Neither X multicast (cluster_n) nor weight multicast (cluster_m) lowers a CTA's feed term.
+  const KernelEntry entries[] = {
       {{"one", 2, 64, 64, 64, 8, 1, 1}, fake_launch, fake_launch},
-      {{"pair", 2, 64, 64, 64, 8, 2, 1}, fake_launch, fake_launch},
+      {{"pair_m", 2, 64, 64, 64, 8, 2, 1}, fake_launch, fake_launch},
+      {{"pair_n", 2, 64, 64, 64, 8, 1, 2}, fake_launch, fake_launch},
   };
-  EXPECT_EQ(estimate(fill[1].config, shape(128, 64, 64), 132).cost, 128);
-  // one: 2 tiles on 132 slots, cost 192; pair: 1 unit on 66 slots, cost 64 + 64 = 128 -> pair.
-  EXPECT_EQ(choose_from(fill, 2, shape(128, 64, 64), 132), 1);
+  for (const KernelEntry& e : entries) {
+    SCOPED_TRACE(e.config.name);
+    EXPECT_EQ(estimate(e.config, shape(128, 64, 128), 132).cost, 64 + 2 * 64);
+  }
+}
+
+TEST(Heuristics, AtEqualCostNoClusterBeatsACluster) {
+  // Same tile, one wave each, same cost, same padding, same last-wave fill: the tie-break on the
+  // cluster decides, whichever comes first in the list.
+  const KernelEntry plain_first[] = {
+      {{"one", 2, 128, 64, 64, 6, 1, 1}, fake_launch, fake_launch},
+      {{"pair", 2, 128, 64, 64, 6, 1, 2}, fake_launch, fake_launch},
+  };
+  const KernelEntry cluster_first[] = {plain_first[1], plain_first[0]};
+  const Shape s = shape(128, 64, 4864);
+  const Estimate plain = estimate(plain_first[0].config, s, 132);
+  const Estimate cluster = estimate(plain_first[1].config, s, 132);
+  ASSERT_EQ(plain.cost, cluster.cost);
+  ASSERT_EQ(plain.useful, cluster.useful);
+  ASSERT_EQ(plain.last_wave_fill, cluster.last_wave_fill);
+  EXPECT_EQ(choose_from(plain_first, 2, s, 132), 0);
+  EXPECT_EQ(choose_from(cluster_first, 2, s, 132), 1);
+  // The cluster tie-break comes before padding: a cluster config with less padding still loses.
+  const KernelEntry pad[] = {
+      {{"plain_tall", 2, 128, 32, 64, 6, 1, 1}, fake_launch, fake_launch},
+      {{"cluster_wide", 2, 64, 64, 64, 8, 1, 2}, fake_launch, fake_launch},
+  };
+  // m = 64, i = 128: plain_tall 4 tiles of 128x32 (half padding), cost 192; cluster_wide 1 unit
+  // of 2 64x64 CTAs (no padding), cost 192. The plain config wins despite its padding.
+  const Shape p = shape(64, 64, 128);
+  ASSERT_EQ(estimate(pad[0].config, p, 132).cost, estimate(pad[1].config, p, 132).cost);
+  ASSERT_LT(estimate(pad[0].config, p, 132).useful, estimate(pad[1].config, p, 132).useful);
+  EXPECT_EQ(choose_from(pad, 2, p, 132), 0);
+}
+
+TEST(Heuristics, TheClusterConfigIsNeverTheDefault) {
+  for (int m : {1, 7, 16, 64, 65, 100, 128, 129, 192, 256, 500, 1000, 1024, 2048, 4096, 8191,
+                16384, 32768}) {
+    for (int i : {8, 64, 192, 2048, 4864, 8960, 11008, 13824, 18944, 27648, 29568}) {
+      // From 2 SMs up: on 1 SM the clamp to one slot gives c2 as many slots as s6 (see the
+      // comment of sm90_heuristics.cpp).
+      for (int sms : {2, 3, 78, 114, 132, 133}) {
+        EXPECT_NE(choose(m, i, sms), kC2) << "m=" << m << " i=" << i << " sms=" << sms;
+      }
+    }
+  }
 }
 
 TEST(Heuristics, Deterministic) {
@@ -251,13 +305,54 @@ TEST(Registry, EveryEntryIsWellFormedAndValid) {
 TEST(Registry, ChooseKernelOnRealShapes) {
   ScopedEnv force("TILEGLU_FORCE_CONFIG", nullptr);
   ScopedEnv log("TILEGLU_LOG_DISPATCH", nullptr);
-  const int cluster = registry_index("k2_pingpong_128x64x64_c2_s6");
+  const int big = registry_index("k2_pingpong_128x64x64_s6");
   const int small = registry_index("k2_pingpong_64x64x64_s8");
+  ASSERT_GE(big, 0);
+  ASSERT_GE(small, 0);
   EXPECT_EQ(choose_kernel(1, 896, 4864, DType::kBF16, 132), small);
   EXPECT_EQ(choose_kernel(16, 8192, 29568, DType::kFP16, 132), small);
+  EXPECT_EQ(choose_kernel(64, 3584, 18944, DType::kBF16, 132), small);
   EXPECT_EQ(choose_kernel(192, 896, 4864, DType::kBF16, 132), small);
-  EXPECT_EQ(choose_kernel(2048, 3584, 18944, DType::kBF16, 132), cluster);
-  EXPECT_EQ(choose_kernel(16384, 8192, 29568, DType::kFP16, 132), cluster);
+  EXPECT_EQ(choose_kernel(128, 896, 4864, DType::kBF16, 132), big);
+  EXPECT_EQ(choose_kernel(2048, 3584, 18944, DType::kBF16, 132), big);
+  EXPECT_EQ(choose_kernel(16384, 8192, 29568, DType::kFP16, 132), big);
+  // The shapes measured on the H200 (sm_count 132), where s6 beat c2, in both dtypes.
+  for (DType dtype : {DType::kBF16, DType::kFP16}) {
+    EXPECT_EQ(choose_kernel(4096, 896, 4864, dtype, 132), big);
+    EXPECT_EQ(choose_kernel(16384, 896, 4864, dtype, 132), big);
+    EXPECT_EQ(choose_kernel(4096, 3584, 18944, dtype, 132), big);
+    EXPECT_EQ(choose_kernel(16384, 3584, 18944, dtype, 132), big);
+    EXPECT_EQ(choose_kernel(4096, 8192, 29568, dtype, 132), big);
+  }
+}
+
+TEST(Registry, ClusterConfigRunsOnlyWhenForced) {
+  ScopedEnv log("TILEGLU_LOG_DISPATCH", nullptr);
+  const int cluster = registry_index("k2_pingpong_128x64x64_c2_s6");
+  ASSERT_GE(cluster, 0);
+  const int shapes[][3] = {{1, 896, 4864},     {64, 8192, 29568},   {128, 896, 4864},
+                           {4096, 896, 4864},  {16384, 896, 4864},  {4096, 3584, 18944},
+                           {16384, 3584, 18944}, {4096, 8192, 29568}, {32768, 8192, 29568}};
+  {
+    ScopedEnv force("TILEGLU_FORCE_CONFIG", nullptr);
+    for (const auto& s : shapes) {
+      for (int sms : {78, 132}) {
+        EXPECT_NE(choose_kernel(s[0], s[1], s[2], DType::kBF16, sms), cluster)
+            << "m=" << s[0] << " k=" << s[1] << " i=" << s[2] << " sms=" << sms;
+      }
+    }
+  }
+  {
+    ScopedEnv force("TILEGLU_FORCE_CONFIG", "k2_pingpong_128x64x64_c2_s6");
+    testing::internal::CaptureStderr();
+    for (const auto& s : shapes) {
+      for (DType dtype : {DType::kBF16, DType::kFP16}) {
+        EXPECT_EQ(choose_kernel(s[0], s[1], s[2], dtype, 132), cluster)
+            << "m=" << s[0] << " k=" << s[1] << " i=" << s[2];
+      }
+    }
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  }
 }
 
 TEST(Registry, ForceConfigByName) {
@@ -282,7 +377,7 @@ TEST(Registry, UnknownForcedConfigIsIgnoredWithAWarning) {
   testing::internal::CaptureStderr();
   const int chosen = choose_kernel(8192, 3584, 18944, DType::kBF16, 132);
   const std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(chosen, registry_index("k2_pingpong_128x64x64_c2_s6"));
+  EXPECT_EQ(chosen, registry_index("k2_pingpong_128x64x64_s6"));
   EXPECT_NE(err.find("warning: TILEGLU_FORCE_CONFIG=k9_does_not_exist names no kernel"),
             std::string::npos)
       << err;
@@ -312,7 +407,7 @@ TEST(Registry, LogDispatchPrintsTheChoice) {
     EXPECT_NE(err.find("* k2_pingpong_64x64x64_s8: tiles=228 waves=2"), std::string::npos) << err;
     EXPECT_NE(err.find("  k2_pingpong_128x64x64_s6: tiles=152 waves=2"), std::string::npos) << err;
     EXPECT_NE(err.find("  k2_pingpong_128x64x64_c2_s6: tiles=152 waves=2 last_wave_fill=15% "
-                       "useful=75% cost=384"),
+                       "useful=75% cost=512"),
               std::string::npos)
         << err;
   }
