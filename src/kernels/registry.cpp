@@ -12,18 +12,24 @@ namespace kernels {
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_s6)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_c2_s6)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x64x64_s8)
+TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x64x64_p8_s8)
 #undef TILEGLU_DECLARE_LAUNCHERS
 }  // namespace kernels
 
 namespace {
-// name, kernel, tile_m, tile_n (output columns), tile_k, stages, cluster_m, cluster_n
+// name, kernel, tile_m, tile_n (output columns), tile_k, stages, cluster_m, cluster_n,
+// promote_k_tiles
 const KernelEntry kRegistry[] = {
-    {{"k2_pingpong_128x64x64_s6", 2, 128, 64, 64, 6, 1, 1},
+    {{"k2_pingpong_128x64x64_s6", 2, 128, 64, 64, 6, 1, 1, 0},
      kernels::launch_k2_pingpong_128x64x64_s6_bf16, kernels::launch_k2_pingpong_128x64x64_s6_fp16},
-    {{"k2_pingpong_128x64x64_c2_s6", 2, 128, 64, 64, 6, 1, 2},
+    {{"k2_pingpong_128x64x64_c2_s6", 2, 128, 64, 64, 6, 1, 2, 0},
      kernels::launch_k2_pingpong_128x64x64_c2_s6_bf16, kernels::launch_k2_pingpong_128x64x64_c2_s6_fp16},
-    {{"k2_pingpong_64x64x64_s8", 2, 64, 64, 64, 8, 1, 1},
+    {{"k2_pingpong_64x64x64_s8", 2, 64, 64, 64, 8, 1, 1, 0},
      kernels::launch_k2_pingpong_64x64x64_s8_bf16, kernels::launch_k2_pingpong_64x64x64_s8_fp16},
+    // Promoted accumulation: ~5x fewer >1-ulp outputs at K = 3584..8192, 15-20% slower
+    // (H200, this config vs 128x64x64_s6 at M = 4096/16384). Used when accuracy is asked for.
+    {{"k2_pingpong_64x64x64_p8_s8", 2, 64, 64, 64, 8, 1, 1, 8},
+     kernels::launch_k2_pingpong_64x64x64_p8_s8_bf16, kernels::launch_k2_pingpong_64x64x64_p8_s8_fp16},
 };
 }  // namespace
 

@@ -31,11 +31,12 @@
 
 namespace tileglu::kernels {
 
-template <class Element_, int kTileM, int kTileN, int kTileK, int kStages, int kClusterN_>
+template <class Element_, int kTileM, int kTileN, int kTileK, int kStages, int kClusterN_,
+          int kPromoteKTiles = 0>
 struct Sm90SwigluK2Pingpong {
   using Element = Element_;
   static constexpr int kClusterN = kClusterN_;
-  using Mainloop = Sm90SwigluMainloopK2<Element, kTileM, kTileN, kTileK, kStages, kClusterN>;
+  using Mainloop = Sm90SwigluMainloopK2<Element, kTileM, kTileN, kTileK, kStages, kClusterN, kPromoteKTiles>;
   using Epilogue = Sm90SwigluEpilogue<Element, kTileM, kTileN>;
   using TiledMma = typename Mainloop::TiledMma;
   using Pipeline = typename Mainloop::Pipeline;
@@ -46,8 +47,9 @@ struct Sm90SwigluK2Pingpong {
   static constexpr int kThreads = 384;
   static constexpr int kProducerRegisters = 40;
   static constexpr int kConsumerRegisters = 232;
-  // Two 64-row WGMMA atoms of 2*tile_n fp32 columns per thread, 1 register each value.
-  static_assert(kTileM * 2 * kTileN / 128 <= 160, "accumulator must leave registers for the epilogue");
+  // fp32 accumulator registers per consumer thread (twice that with promotion's scratch).
+  static constexpr int kAccumRegisters = kTileM * 2 * kTileN / 128 * (kPromoteKTiles > 0 ? 2 : 1);
+  static_assert(kAccumRegisters <= 160, "accumulators must leave registers for the epilogue");
 
   struct SharedStorage {
     typename Mainloop::SharedStorage tensors;
@@ -142,7 +144,11 @@ sm90_swiglu_k2_pingpong_kernel(__grid_constant__ typename Kernel::Params const p
       Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<Mainloop::kTileM>{}, Int<Mainloop::kGemmTileN>{}));
 
       math_order.wait();
-      Mainloop::mma(pipeline, read_state, accum, k_tiles, wg_thread_idx, smem.tensors);
+      if constexpr (Mainloop::kPromoteKTiles > 0) {
+        Mainloop::mma_promoted(pipeline, read_state, accum, k_tiles, wg_thread_idx, smem.tensors);
+      } else {
+        Mainloop::mma(pipeline, read_state, accum, k_tiles, wg_thread_idx, smem.tensors);
+      }
       math_order.arrive();
       Mainloop::mma_tail(pipeline, read_state, k_tiles);
       read_state.advance(2 * k_tiles);  // past this tile and the other consumer's
@@ -209,10 +215,12 @@ cudaError_t launch_sm90_swiglu_k2(SwigluParams const& p, int sm_count, cudaStrea
 }  // namespace tileglu::kernels
 
 // One line per shipped (config, dtype) in instantiations/: defines launch_<name>_<dtype>.
-#define TILEGLU_INSTANTIATE_K2(name, dtype, Element, tile_m, tile_n, tile_k, stages, cluster_n)   \
+#define TILEGLU_INSTANTIATE_K2(name, dtype, Element, tile_m, tile_n, tile_k, stages, cluster_n,   \
+                               promote_k_tiles)                                                 \
   namespace tileglu::kernels {                                                                  \
   cudaError_t launch_##name##_##dtype(SwigluParams const& p, int sm_count, cudaStream_t stream) { \
-    return launch_sm90_swiglu_k2<Sm90SwigluK2Pingpong<Element, tile_m, tile_n, tile_k, stages, cluster_n>>( \
+    return launch_sm90_swiglu_k2<Sm90SwigluK2Pingpong<Element, tile_m, tile_n, tile_k, stages, cluster_n,    \
+                                                      promote_k_tiles>>(                        \
         p, sm_count, stream);                                                                   \
   }                                                                                             \
   }

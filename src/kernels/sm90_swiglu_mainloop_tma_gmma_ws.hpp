@@ -10,6 +10,14 @@
 // three copies. With a cluster of kClusterN CTAs along N (CTAs that share the M-block), each CTA
 // loads 1/kClusterN of the X tile and multicasts it to all of them, cutting the L2->SM traffic
 // per stage from (tile_m + 2 tile_n) * tile_k to (tile_m / kClusterN + 2 tile_n) * tile_k elements.
+// Promotion (kPromoteKTiles = P > 0): the tensor cores' fp32 accumulation over a long K loses
+// bits (the share of outputs more than 1 bf16 ulp from the exact result grows with K, measured
+// 0.006% at K=896 to 0.068% at K=8192 with plain WGMMA accumulation, the same as cuBLAS). With
+// promotion the WGMMA accumulates P k tiles into a scratch accumulator that starts from zero,
+// and the scratch is added into the real accumulator with ordinary round-to-nearest FADDs, so
+// the tensor cores sum at most P*tile_k products at a time. It costs a second accumulator of
+// registers and one WGMMA drain per P k tiles.
+//
 // Tails in M, I and K come for free: TMA zero-fills rows and columns outside each
 // tensor's bounds, so out-of-range gate/up rows contribute zeros and are never stored.
 #pragma once
@@ -22,7 +30,8 @@
 
 namespace tileglu::kernels {
 
-template <class Element_, int kTileM_, int kTileN_, int kTileK_, int kStages_, int kClusterN_>
+template <class Element_, int kTileM_, int kTileN_, int kTileK_, int kStages_, int kClusterN_,
+          int kPromoteKTiles_>
 struct Sm90SwigluMainloopK2 {
   using Element = Element_;
   static constexpr int kTileM = kTileM_;        // rows of X per warpgroup tile
@@ -31,10 +40,12 @@ struct Sm90SwigluMainloopK2 {
   static constexpr int kTileK = kTileK_;
   static constexpr int kStages = kStages_;
   static constexpr int kClusterN = kClusterN_;  // CTAs sharing (multicasting) one X tile
+  static constexpr int kPromoteKTiles = kPromoteKTiles_;  // 0: accumulate in the tensor cores only
 
   static_assert(kTileM % 64 == 0, "a warpgroup's WGMMA covers 64 rows at a time");
   static_assert(kGemmTileN % 16 == 0 && kGemmTileN <= 256, "WGMMA N is at most 256");
   static_assert(kClusterN == 1 || kClusterN == 2, "X multicast over 1 or 2 CTAs");
+  static_assert(kPromoteKTiles >= 0, "promotion interval is a number of k tiles");
   static_assert(kTileM % (8 * kClusterN) == 0, "each CTA multicasts whole swizzle atoms of X");
 
   // One warpgroup computes the whole tile: kTileM/64 WGMMA atoms along M, one along N.
@@ -109,7 +120,15 @@ struct Sm90SwigluMainloopK2 {
     cute::prefetch_tma_descriptor(p.tma_up.get_tma_descriptor());
   }
 
-  CUTLASS_HOST_DEVICE static int k_tiles(Params const& p) { return (p.k + kTileK - 1) / kTileK; }
+  // K loop length in k tiles; with promotion rounded up to whole chunks (zeros past K).
+  CUTLASS_HOST_DEVICE static int k_tiles(Params const& p) {
+    int const tiles = (p.k + kTileK - 1) / kTileK;
+    if constexpr (kPromoteKTiles > 0) {
+      return (tiles + kPromoteKTiles - 1) / kPromoteKTiles * kPromoteKTiles;
+    } else {
+      return tiles;
+    }
+  }
 
   // Producer: issues the K sweep of one output tile. Called by one elected thread.
   // `cta_rank` picks this CTA's slice of the multicast X tile.
@@ -198,8 +217,67 @@ struct Sm90SwigluMainloopK2 {
     warpgroup_fence_operand(accum);
   }
 
+  // mma() with promotion: WGMMA into `scratch` for kPromoteKTiles k tiles, then FADD into
+  // `accum`. Within a chunk one WGMMA batch stays in flight; a chunk ends with a full drain.
+  // The chunk loop is unrolled so every wait is static: ptxas then knows which WGMMA results
+  // are ready and injects no waits of its own (C7517). k_tiles() rounds the K loop up to whole
+  // chunks; the extra k tiles lie past K, where TMA fills zeros. Every stage is released here,
+  // so mma_tail has nothing left to do.
+  template <class Accum>
+  CUTLASS_DEVICE static void mma_promoted(Pipeline& pipeline, PipelineState read_state, Accum& accum,
+                                          int k_tile_count, int wg_thread_idx, SharedStorage& smem) {
+    using namespace cute;
+    Tensor sA = make_tensor(make_smem_ptr(smem.a.data()), SmemLayoutA{});
+    Tensor sB = make_tensor(make_smem_ptr(smem.b.data()), SmemLayoutB{});
+    TiledMma tiled_mma;
+    auto thread_mma = tiled_mma.get_slice(wg_thread_idx);
+    Tensor tCrA = thread_mma.make_fragment_A(thread_mma.partition_A(sA));
+    Tensor tCrB = thread_mma.make_fragment_B(thread_mma.partition_B(sB));
+    Tensor scratch = make_fragment_like(accum);
+
+    clear(accum);
+    PipelineState release_state = read_state;
+    CUTLASS_PRAGMA_NO_UNROLL
+    for (int chunk = 0; chunk < k_tile_count / kPromoteKTiles; ++chunk) {
+      tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
+      CUTLASS_PRAGMA_UNROLL
+      for (int j = 0; j < kPromoteKTiles; ++j) {
+        pipeline.consumer_wait(read_state, pipeline.consumer_try_wait(read_state));
+        int const stage = read_state.index();
+        warpgroup_fence_operand(scratch);
+        warpgroup_arrive();
+        CUTLASS_PRAGMA_UNROLL
+        for (int kb = 0; kb < size<2>(tCrA); ++kb) {
+          cute::gemm(tiled_mma, tCrA(_, _, kb, stage), tCrB(_, _, kb, stage), scratch);
+          tiled_mma.accumulate_ = GMMA::ScaleOut::One;
+        }
+        warpgroup_commit_batch();
+        ++read_state;
+        if (j + 1 < kPromoteKTiles) {
+          warpgroup_wait<1>();  // the previous k tile's WGMMA has retired: free its stage
+          warpgroup_fence_operand(scratch);
+          if (j > 0) {
+            pipeline.consumer_release(release_state);
+            ++release_state;
+          }
+        } else {
+          warpgroup_wait<0>();
+          warpgroup_fence_operand(scratch);
+          CUTLASS_PRAGMA_UNROLL
+          for (int r = 0; r < (kPromoteKTiles > 1 ? 2 : 1); ++r) {
+            pipeline.consumer_release(release_state);
+            ++release_state;
+          }
+          CUTLASS_PRAGMA_UNROLL
+          for (int v = 0; v < size(accum); ++v) accum(v) += scratch(v);
+        }
+      }
+    }
+  }
+
   // Waits for the last WGMMA batch and releases the stage it read.
   CUTLASS_DEVICE static void mma_tail(Pipeline& pipeline, PipelineState read_state, int k_tile_count) {
+    if constexpr (kPromoteKTiles > 0) return;  // mma_promoted drained and released everything
     cute::warpgroup_wait<0>();
     read_state.advance(k_tile_count - 1);
     pipeline.consumer_release(read_state);

@@ -37,6 +37,7 @@ struct KernelConfig {
   int stages;
   int cluster_m;
   int cluster_n;
+  int promote_k_tiles;  // 0: tensor-core accumulation only; P > 0: FADD-promoted every P k tiles
 };
 
 // Launches the kernel on `stream` for a validated problem. `sm_count` is the current device's
