@@ -7,9 +7,13 @@
 // [n0, n0+tile_n) of Wg into rows [0, tile_n), the same rows of Wu into rows [tile_n, 2 tile_n).
 // One WGMMA with N = 2*tile_n then leaves matching gate and up columns in the same thread's
 // accumulator (see sm90_swiglu_epilogue.hpp). The stage's full barrier counts the bytes of all
-// three copies. With a cluster of kClusterN CTAs along N (CTAs that share the M-block), each CTA
-// loads 1/kClusterN of the X tile and multicasts it to all of them, cutting the L2->SM traffic
-// per stage from (tile_m + 2 tile_n) * tile_k to (tile_m / kClusterN + 2 tile_n) * tile_k elements.
+// three copies.
+//
+// Cluster (kClusterN = 2): the CTAs of a cluster share the M-block; each loads half the X tile
+// and multicasts it to both, cutting L2->SM traffic per stage from (tile_m + 2 tile_n) * tile_k
+// to (tile_m / 2 + 2 tile_n) * tile_k elements. Measured on H200 it does not pay at 128x64 output
+// tiles (0-9% slower than no cluster, bench/NOTES.md), so dispatch uses it only when forced.
+//
 // Promotion (kPromoteKTiles = P > 0): the tensor cores' fp32 accumulation over a long K loses
 // bits (the share of outputs more than 1 bf16 ulp from the exact result grows with K, measured
 // 0.006% at K=896 to 0.068% at K=8192 with plain WGMMA accumulation, the same as cuBLAS). With
