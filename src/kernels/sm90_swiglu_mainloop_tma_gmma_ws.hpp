@@ -172,18 +172,26 @@ struct Sm90SwigluMainloopK2 {
     }
   }
 
+  // This thread's WGMMA operand descriptors for every stage of the A and B buffers:
+  // (MMA, MMA_M, MMA_K, PIPE) and (MMA, MMA_N, MMA_K, PIPE).
+  CUTLASS_DEVICE static auto operand_descriptors(TiledMma const& tiled_mma, int wg_thread_idx,
+                                                 SharedStorage& smem) {
+    using namespace cute;
+    Tensor sA = make_tensor(make_smem_ptr(smem.a.data()), SmemLayoutA{});
+    Tensor sB = make_tensor(make_smem_ptr(smem.b.data()), SmemLayoutB{});
+    auto thread_mma = tiled_mma.get_slice(wg_thread_idx);
+    return cute::make_tuple(thread_mma.make_fragment_A(thread_mma.partition_A(sA)),
+                            thread_mma.make_fragment_B(thread_mma.partition_B(sB)));
+  }
+
   // Consumer: accumulates one tile over K into `accum`, keeping one WGMMA batch in flight and
   // releasing each stage as soon as the WGMMA reading it has retired.
   template <class Accum>
   CUTLASS_DEVICE static void mma(Pipeline& pipeline, PipelineState read_state, Accum& accum,
                                  int k_tile_count, int wg_thread_idx, SharedStorage& smem) {
     using namespace cute;
-    Tensor sA = make_tensor(make_smem_ptr(smem.a.data()), SmemLayoutA{});
-    Tensor sB = make_tensor(make_smem_ptr(smem.b.data()), SmemLayoutB{});
     TiledMma tiled_mma;
-    auto thread_mma = tiled_mma.get_slice(wg_thread_idx);
-    Tensor tCrA = thread_mma.make_fragment_A(thread_mma.partition_A(sA));  // (MMA,MMA_M,MMA_K,PIPE)
-    Tensor tCrB = thread_mma.make_fragment_B(thread_mma.partition_B(sB));  // (MMA,MMA_N,MMA_K,PIPE)
+    auto [tCrA, tCrB] = operand_descriptors(tiled_mma, wg_thread_idx, smem);
 
     PipelineState release_state = read_state;
 
@@ -231,12 +239,8 @@ struct Sm90SwigluMainloopK2 {
   CUTLASS_DEVICE static void mma_promoted(Pipeline& pipeline, PipelineState read_state, Accum& accum,
                                           int k_tile_count, int wg_thread_idx, SharedStorage& smem) {
     using namespace cute;
-    Tensor sA = make_tensor(make_smem_ptr(smem.a.data()), SmemLayoutA{});
-    Tensor sB = make_tensor(make_smem_ptr(smem.b.data()), SmemLayoutB{});
     TiledMma tiled_mma;
-    auto thread_mma = tiled_mma.get_slice(wg_thread_idx);
-    Tensor tCrA = thread_mma.make_fragment_A(thread_mma.partition_A(sA));
-    Tensor tCrB = thread_mma.make_fragment_B(thread_mma.partition_B(sB));
+    auto [tCrA, tCrB] = operand_descriptors(tiled_mma, wg_thread_idx, smem);
     Tensor scratch = make_fragment_like(accum);
 
     clear(accum);
