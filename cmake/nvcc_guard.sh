@@ -9,6 +9,9 @@
 #   C7510  wgmma pipeline crosses a function boundary (a real call inside the mainloop)
 #   C7511  wgmma serialized for another reason (e.g. an unsupported pattern of accumulator use)
 #   C7515  an accumulator is touched between warpgroup_arrive and its wait
+#   C7517  "warpgroup.wait is injected ... by compiler to allow use of registers defined by GMMA":
+#          a register a WGMMA writes is read before the code waits for it, so ptxas inserts a
+#          wait there and the WGMMA that should overlap it runs serialized
 # A kernel that compiles with one of these runs every WGMMA serialized: several times slower and
 # still correct, so nothing but the build can catch it. ccache replays a cached compile's stderr,
 # so a cache hit fails the same way. On failure the object file is removed, so the next build
@@ -31,7 +34,7 @@ if [[ $rc -ne 0 ]]; then
   exit "$rc"
 fi
 
-codes="$(grep -oE '\bC751[015]\b' "$stderr_file" | sort -u | tr '\n' ' ')"
+codes="$(grep -oE '\bC751[0157]\b' "$stderr_file" | sort -u | tr '\n' ' ')"
 if [[ -n "$codes" ]]; then
   # Remove the object so that the TU is not considered built.
   output=""

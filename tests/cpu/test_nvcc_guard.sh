@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tests cmake/nvcc_guard.sh with fake compilers: it must fail a compile whose stderr carries
-# C7510, C7511 or C7515 (and remove its object file), and pass through everything else.
+# C7510, C7511, C7515 or C7517 (and remove its object file), and pass through everything else.
 #   test_nvcc_guard.sh <path to nvcc_guard.sh>
 set -uo pipefail
 guard="$1"
@@ -51,9 +51,13 @@ check c7510           1 no  "$c7510"
 check c7510_ptxas13   1 no  "ptxas info    : (C7510) Potential Performance Loss: wgmma.mma_async instructions are serialized due to wgmma pipeline crossing function boundary at a function call in the function '_ZN7tileglu7kernels30sm90_swiglu_k2_pingpong_kernel'"
 check c7511           1 no  $'ptxas warning : wgmma.mma_async serialized due to non wgmma instructions defining accumulator registers of a wgmma (C7511)\n'
 check c7515           1 no  'warning : wgmma.mma_async serialized: accumulator touched between arrive and wait (C7515)'
+# C7517 in the form ptxas prints it (an "info" line, the code in parentheses).
+check c7517           1 no  "ptxas info    : (C7517) warpgroup.wait is injected in around line 27304 by compiler to allow use of registers defined by GMMA in function '_ZN7tileglu7kernels30sm90_swiglu_k2_pingpong_kernel'"
+check c7517_warning   1 no  'ptxas warning : warpgroup.wait is injected by compiler to allow use of registers defined by GMMA (C7517)'
 check c7510_after_ok  1 no  $'ptxas info    : Used 168 registers\n'"$c7510"
 check compiler_error  3 yes 'x.cu(1): error: expected a ;' 3
 check similar_code    0 yes 'warning (C75100) and C7512 are not the guarded codes'
+check similar_c7517   0 yes 'C75170, XC7517 and C7516 are not the guarded codes'
 
 # No arguments is a usage error.
 bash "$guard" >/dev/null 2>&1
