@@ -91,6 +91,9 @@ typedef struct tileglu_config {
   int stages;      /* shared-memory pipeline stages                                         */
   int cluster_m;   /* thread-block cluster shape                                            */
   int cluster_n;
+  int promote_k_tiles; /* 0: fp32 accumulation in the tensor cores only (the default);
+                        * P > 0: the tensor-core partial sum is added into an fp32 FADD
+                        * accumulator every P k tiles (TILEGLU_ACCUMULATION=promoted)       */
   char name[64];   /* e.g. "k2_pingpong_128x64x64_s6" */
 } tileglu_config_t;
 

@@ -1,6 +1,7 @@
 #include "problem.h"
 
 #include <cstdint>
+#include <cstring>
 
 #include "validate.h"
 
@@ -59,6 +60,20 @@ SwigluParams to_params(const tileglu_swiglu_problem_t& problem) {
 
 DType to_dtype(tileglu_dtype_t dtype) {
   return dtype == TILEGLU_DTYPE_FP16 ? DType::kFP16 : DType::kBF16;
+}
+
+tileglu_config_t to_public_config(const KernelConfig& config) {
+  tileglu_config_t result{};
+  result.kernel = config.kernel;
+  result.tile_m = config.tile_m;
+  result.tile_n = config.tile_n;
+  result.tile_k = config.tile_k;
+  result.stages = config.stages;
+  result.cluster_m = config.cluster_m;
+  result.cluster_n = config.cluster_n;
+  result.promote_k_tiles = config.promote_k_tiles;
+  std::strncpy(result.name, config.name, sizeof(result.name) - 1);
+  return result;
 }
 
 }  // namespace api

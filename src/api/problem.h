@@ -1,5 +1,5 @@
-// Builds the problem struct for each public entry point and converts a validated problem into the
-// kernels' SwigluParams. Pure host code, no CUDA calls.
+// Builds the problem struct for each public entry point, converts a validated problem into the
+// kernels' SwigluParams and a registry config into tileglu_config_t. Pure host code, no CUDA calls.
 #pragma once
 
 #include "../kernels/swiglu_params.h"
@@ -27,6 +27,9 @@ SwigluParams to_params(const tileglu_swiglu_problem_t& problem);
 
 // TILEGLU_DTYPE_BF16 -> DType::kBF16, TILEGLU_DTYPE_FP16 -> DType::kFP16 (validated dtypes only).
 DType to_dtype(tileglu_dtype_t dtype);
+
+// What tileglu_query_config() reports for a registry configuration (the name truncated to fit).
+tileglu_config_t to_public_config(const KernelConfig& config);
 
 }  // namespace api
 }  // namespace tileglu

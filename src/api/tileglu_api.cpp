@@ -123,16 +123,7 @@ tileglu_status_t tileglu_query_config(const tileglu_swiglu_problem_t* problem,
   const tileglu_status_t status = plan_problem(problem, ArgNames{}, &plan, &message);
   if (status != TILEGLU_SUCCESS) return finish(status, std::move(message));
 
-  const tileglu::KernelConfig& c = plan.entry->config;
-  tileglu_config_t result{};
-  result.kernel = c.kernel;
-  result.tile_m = c.tile_m;
-  result.tile_n = c.tile_n;
-  result.tile_k = c.tile_k;
-  result.stages = c.stages;
-  result.cluster_m = c.cluster_m;
-  result.cluster_n = c.cluster_n;
-  std::strncpy(result.name, c.name, sizeof(result.name) - 1);
+  const tileglu_config_t result = to_public_config(plan.entry->config);
   *config = result;
   return finish(TILEGLU_SUCCESS, {});
 }

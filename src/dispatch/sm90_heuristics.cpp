@@ -55,6 +55,15 @@
 // (m = 192 above, or m = 128 with i = 2048: 32 tiles of 128 rows vs 64 of 64, one wave each) take
 // the 64-row tile, and everything from a few full waves up takes s6. The tests check the same
 // choices with and without the cluster config in the list.
+//
+// Accumulation (TILEGLU_ACCUMULATION). The candidates are first narrowed by accumulation mode: by
+// default (`tensorcore`) only configs with promote_k_tiles == 0, whose fp32 sums stay in the
+// tensor cores; with `promoted` only configs with promote_k_tiles > 0, which add the tensor-core
+// partial sum into an FADD accumulator every promote_k_tiles k tiles (fewer outputs off by more
+// than one ulp at long K, 15-20% slower at large M on an H200: README.md, section Numerics). The
+// cost model above then ranks what is left; it does not price the promotion, so the promoted config
+// (64x64, the same tile as s8) is never compared with a tensor-core one. When `promoted` leaves no
+// valid candidate the default set is used, with a warning. TILEGLU_FORCE_CONFIG overrides both.
 #include "sm90_heuristics.h"
 
 #include <cstdio>
@@ -110,14 +119,19 @@ int forced_index(const KernelEntry* entries, int count, const Shape& shape) {
   return -1;
 }
 
+// `accumulation` is the mode the candidates were taken from (after a fallback, kTensorCore);
+// `fell_back` says that `promoted` was asked for and no promoted config could run the shape.
 void log_choice(const KernelEntry* entries, int count, const Shape& shape, int sm_count,
-                int chosen, bool forced) {
+                int chosen, bool forced, Accumulation accumulation, bool fell_back) {
   std::string line;
-  char buf[256];
-  std::snprintf(buf, sizeof(buf), "tileglu: dispatch m=%d k=%d i=%d dtype=%s sm_count=%d -> %s%s",
+  char buf[320];
+  std::snprintf(buf, sizeof(buf),
+                "tileglu: dispatch m=%d k=%d i=%d dtype=%s sm_count=%d accumulation=%s -> %s%s%s",
                 shape.m, shape.k, shape.i, dtype_name(shape.dtype), sm_count,
+                accumulation_name(fell_back ? Accumulation::kPromoted : accumulation),
                 chosen >= 0 ? entries[chosen].config.name : "(none)",
-                forced ? " (forced by TILEGLU_FORCE_CONFIG)" : "");
+                forced ? " (forced by TILEGLU_FORCE_CONFIG)" : "",
+                fell_back ? " (no promoted config serves the shape: tensorcore used)" : "");
   line += buf;
   for (int idx = 0; idx < count; ++idx) {
     const KernelConfig& config = entries[idx].config;
@@ -128,10 +142,15 @@ void log_choice(const KernelEntry* entries, int count, const Shape& shape, int s
       const Estimate e = estimate(config, shape, sm_count);
       std::snprintf(buf, sizeof(buf),
                     "\n  %c %s: tiles=%lld waves=%lld last_wave_fill=%.0f%% useful=%.0f%% "
-                    "cost=%.0f",
+                    "cost=%.0f%s",
                     idx == chosen ? '*' : ' ', config.name, static_cast<long long>(e.tiles),
                     static_cast<long long>(e.waves), 100.0 * e.last_wave_fill, 100.0 * e.useful,
-                    e.cost);
+                    e.cost,
+                    is_candidate(config, accumulation)
+                        ? ""
+                        : (config.promote_k_tiles > 0 ? " (not a candidate: promoted accumulation)"
+                                                      : " (not a candidate: tensorcore "
+                                                        "accumulation)"));
     }
     line += buf;
   }
@@ -139,6 +158,28 @@ void log_choice(const KernelEntry* entries, int count, const Shape& shape, int s
 }
 
 }  // namespace
+
+const char* accumulation_name(Accumulation accumulation) {
+  return accumulation == Accumulation::kPromoted ? "promoted" : "tensorcore";
+}
+
+Accumulation accumulation_from_env() {
+  const char* value = std::getenv("TILEGLU_ACCUMULATION");
+  if (value == nullptr || value[0] == '\0' || std::strcmp(value, "tensorcore") == 0) {
+    return Accumulation::kTensorCore;
+  }
+  if (std::strcmp(value, "promoted") == 0) return Accumulation::kPromoted;
+  std::fprintf(stderr,
+               "tileglu: warning: TILEGLU_ACCUMULATION=%s is not 'tensorcore' or 'promoted'; "
+               "using tensorcore\n",
+               value);
+  return Accumulation::kTensorCore;
+}
+
+bool is_candidate(const KernelConfig& config, Accumulation accumulation) {
+  return accumulation == Accumulation::kPromoted ? config.promote_k_tiles > 0
+                                                 : config.promote_k_tiles == 0;
+}
 
 bool is_valid(const KernelEntry& entry, const Shape& shape) {
   const KernelConfig& c = entry.config;
@@ -170,11 +211,13 @@ Estimate estimate(const KernelConfig& config, const Shape& shape, int sm_count) 
   return e;
 }
 
-int choose_from(const KernelEntry* entries, int count, const Shape& shape, int sm_count) {
+int choose_from(const KernelEntry* entries, int count, const Shape& shape, int sm_count,
+                Accumulation accumulation) {
   int best = -1;
   Estimate best_estimate;
   for (int idx = 0; idx < count; ++idx) {
     if (!is_valid(entries[idx], shape)) continue;
+    if (!is_candidate(entries[idx].config, accumulation)) continue;
     const Estimate e = estimate(entries[idx].config, shape, sm_count);
     if (best < 0 || better(e, entries[idx].config, best_estimate, entries[best].config)) {
       best = idx;
@@ -187,16 +230,36 @@ int choose_from(const KernelEntry* entries, int count, const Shape& shape, int s
 int choose_kernel(int m, int k, int i, DType dtype, int sm_count) {
   int count = 0;
   const KernelEntry* entries = kernel_registry(&count);
+  return choose_kernel_from(entries, count, m, k, i, dtype, sm_count);
+}
+
+int choose_kernel_from(const KernelEntry* entries, int count, int m, int k, int i, DType dtype,
+                       int sm_count) {
   Shape shape;
   shape.m = m;
   shape.k = k;
   shape.i = i;
   shape.dtype = dtype;
 
+  Accumulation accumulation = accumulation_from_env();
+  bool fell_back = false;
   int chosen = forced_index(entries, count, shape);
   const bool forced = chosen >= 0;
-  if (!forced) chosen = choose_from(entries, count, shape, sm_count);
-  if (env_flag("TILEGLU_LOG_DISPATCH")) log_choice(entries, count, shape, sm_count, chosen, forced);
+  if (!forced) {
+    chosen = choose_from(entries, count, shape, sm_count, accumulation);
+    if (chosen < 0 && accumulation == Accumulation::kPromoted) {
+      std::fprintf(stderr,
+                   "tileglu: warning: TILEGLU_ACCUMULATION=promoted: no promoted-accumulation "
+                   "config can run m=%d k=%d i=%d dtype=%s; using tensorcore accumulation\n",
+                   shape.m, shape.k, shape.i, dtype_name(shape.dtype));
+      accumulation = Accumulation::kTensorCore;
+      fell_back = true;
+      chosen = choose_from(entries, count, shape, sm_count, accumulation);
+    }
+  }
+  if (env_flag("TILEGLU_LOG_DISPATCH")) {
+    log_choice(entries, count, shape, sm_count, chosen, forced, accumulation, fell_back);
+  }
   return chosen;
 }
 

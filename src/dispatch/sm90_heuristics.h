@@ -5,6 +5,12 @@
 //   TILEGLU_LOG_DISPATCH=1          print each choice, with the estimate of every candidate, to stderr
 //   TILEGLU_FORCE_CONFIG=<name>     use the registry entry of that name when it serves the problem;
 //                                   an unknown or unusable name is ignored with a warning on stderr
+//   TILEGLU_ACCUMULATION=<mode>     `tensorcore` (default): only configs with promote_k_tiles == 0
+//                                   are candidates; `promoted`: only configs with
+//                                   promote_k_tiles > 0 (the default set, with a warning, when none
+//                                   serves the problem). Unset or empty: the default; any other
+//                                   value: the default, with a warning. TILEGLU_FORCE_CONFIG
+//                                   overrides it.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +20,21 @@
 
 namespace tileglu {
 namespace dispatch {
+
+// Which accumulation the heuristics choose among (TILEGLU_ACCUMULATION).
+enum class Accumulation : int {
+  kTensorCore = 0,  // fp32 accumulation in the tensor cores only: promote_k_tiles == 0
+  kPromoted = 1,    // tensor-core partial sums added into an FADD accumulator: promote_k_tiles > 0
+};
+
+const char* accumulation_name(Accumulation accumulation);
+
+// TILEGLU_ACCUMULATION, read now: kTensorCore when it is unset, empty or `tensorcore`, kPromoted
+// when it is `promoted`; any other value gives kTensorCore and a warning on stderr.
+Accumulation accumulation_from_env();
+
+// Whether `config` is a candidate under `accumulation` (its promote_k_tiles matches the mode).
+bool is_candidate(const KernelConfig& config, Accumulation accumulation);
 
 struct Shape {
   int m = 0;
@@ -38,14 +59,21 @@ bool is_valid(const KernelEntry& entry, const Shape& shape);
 
 Estimate estimate(const KernelConfig& config, const Shape& shape, int sm_count);
 
-// The best valid entry of `entries[0, count)` by the cost model, or -1 when none is valid. At equal
-// cost a config without a cluster beats one with a cluster. Deterministic; reads no environment
-// variable.
-int choose_from(const KernelEntry* entries, int count, const Shape& shape, int sm_count);
+// The best entry of `entries[0, count)` that is valid and a candidate under `accumulation`, by the
+// cost model, or -1 when there is none. At equal cost a config without a cluster beats one with a
+// cluster. Deterministic; reads no environment variable.
+int choose_from(const KernelEntry* entries, int count, const Shape& shape, int sm_count,
+                Accumulation accumulation = Accumulation::kTensorCore);
 
 // The index into kernel_registry() to run (m, k, i, dtype) with on a device of `sm_count` SMs, or
-// -1 when no compiled kernel serves it. Honours TILEGLU_FORCE_CONFIG and TILEGLU_LOG_DISPATCH.
+// -1 when no compiled kernel serves it. Honours TILEGLU_FORCE_CONFIG, TILEGLU_ACCUMULATION and
+// TILEGLU_LOG_DISPATCH.
 int choose_kernel(int m, int k, int i, DType dtype, int sm_count);
+
+// choose_kernel() over `entries[0, count)` instead of the registry (the environment variables
+// included): for tests.
+int choose_kernel_from(const KernelEntry* entries, int count, int m, int k, int i, DType dtype,
+                       int sm_count);
 
 }  // namespace dispatch
 }  // namespace tileglu

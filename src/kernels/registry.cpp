@@ -27,7 +27,8 @@ const KernelEntry kRegistry[] = {
     {{"k2_pingpong_64x64x64_s8", 2, 64, 64, 64, 8, 1, 1, 0},
      kernels::launch_k2_pingpong_64x64x64_s8_bf16, kernels::launch_k2_pingpong_64x64x64_s8_fp16},
     // Promoted accumulation: ~5x fewer >1-ulp outputs at K = 3584..8192, 15-20% slower
-    // (H200, this config vs 128x64x64_s6 at M = 4096/16384). Used when accuracy is asked for.
+    // (H200, this config vs 128x64x64_s6 at M = 4096/16384; README.md, section Numerics). Never
+    // the default: runs only with TILEGLU_ACCUMULATION=promoted or TILEGLU_FORCE_CONFIG.
     {{"k2_pingpong_64x64x64_p8_s8", 2, 64, 64, 64, 8, 1, 1, 8},
      kernels::launch_k2_pingpong_64x64x64_p8_s8_bf16, kernels::launch_k2_pingpong_64x64x64_p8_s8_fp16},
 };

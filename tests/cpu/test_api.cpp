@@ -182,9 +182,42 @@ TEST(Api, QueryConfigOnSm90Gpu) {
       EXPECT_EQ(config.tile_m, registry[idx].config.tile_m);
       EXPECT_EQ(config.tile_n, registry[idx].config.tile_n);
       EXPECT_EQ(config.stages, registry[idx].config.stages);
+      EXPECT_EQ(config.promote_k_tiles, registry[idx].config.promote_k_tiles);
     }
   }
   EXPECT_TRUE(found) << config.name;
+}
+
+TEST(Api, PublicConfigCopiesEveryRegistryField) {
+  // What tileglu_query_config() reports, for every registry entry (no GPU needed).
+  int count = 0;
+  const tileglu::KernelEntry* registry = tileglu::kernel_registry(&count);
+  ASSERT_GT(count, 0);
+  bool saw_promoted = false;
+  for (int idx = 0; idx < count; ++idx) {
+    const tileglu::KernelConfig& c = registry[idx].config;
+    SCOPED_TRACE(c.name);
+    const tileglu_config_t p = tileglu::api::to_public_config(c);
+    EXPECT_EQ(p.kernel, c.kernel);
+    EXPECT_EQ(p.tile_m, c.tile_m);
+    EXPECT_EQ(p.tile_n, c.tile_n);
+    EXPECT_EQ(p.tile_k, c.tile_k);
+    EXPECT_EQ(p.stages, c.stages);
+    EXPECT_EQ(p.cluster_m, c.cluster_m);
+    EXPECT_EQ(p.cluster_n, c.cluster_n);
+    EXPECT_EQ(p.promote_k_tiles, c.promote_k_tiles);
+    EXPECT_STREQ(p.name, c.name);
+    if (std::strcmp(c.name, "k2_pingpong_64x64x64_p8_s8") == 0) {
+      saw_promoted = true;
+      EXPECT_EQ(p.promote_k_tiles, 8);
+    }
+  }
+  EXPECT_TRUE(saw_promoted);
+  // A name too long for the field is cut, still terminated.
+  const std::string long_name(100, 'x');
+  const tileglu::KernelConfig c{long_name.c_str(), 2, 64, 64, 64, 8, 1, 1, 0};
+  const tileglu_config_t p = tileglu::api::to_public_config(c);
+  EXPECT_EQ(std::string(p.name), long_name.substr(0, sizeof(p.name) - 1));
 }
 
 TEST(Api, LastErrorIsPerThread) {

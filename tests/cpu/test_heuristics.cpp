@@ -1,8 +1,9 @@
 // The dispatch heuristics: the cost model on the worked examples of sm90_heuristics.cpp (no
-// multicast discount, no-cluster tie-break), the registry's entries, TILEGLU_FORCE_CONFIG and
-// TILEGLU_LOG_DISPATCH.
+// multicast discount, no-cluster tie-break), the registry's entries, TILEGLU_ACCUMULATION,
+// TILEGLU_FORCE_CONFIG and TILEGLU_LOG_DISPATCH.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <set>
@@ -20,13 +21,16 @@ cudaError_t fake_launch(const SwigluParams&, int, cudaStream_t) { return cudaSuc
 
 // The shipped configurations (as in src/kernels/registry.cpp), with launchers never called.
 const KernelEntry kEntries[] = {
-    {{"k2_pingpong_128x64x64_s6", 2, 128, 64, 64, 6, 1, 1}, fake_launch, fake_launch},
-    {{"k2_pingpong_128x64x64_c2_s6", 2, 128, 64, 64, 6, 1, 2}, fake_launch, fake_launch},
-    {{"k2_pingpong_64x64x64_s8", 2, 64, 64, 64, 8, 1, 1}, fake_launch, fake_launch},
+    {{"k2_pingpong_128x64x64_s6", 2, 128, 64, 64, 6, 1, 1, 0}, fake_launch, fake_launch},
+    {{"k2_pingpong_128x64x64_c2_s6", 2, 128, 64, 64, 6, 1, 2, 0}, fake_launch, fake_launch},
+    {{"k2_pingpong_64x64x64_s8", 2, 64, 64, 64, 8, 1, 1, 0}, fake_launch, fake_launch},
+    {{"k2_pingpong_64x64x64_p8_s8", 2, 64, 64, 64, 8, 1, 1, 8}, fake_launch, fake_launch},
 };
+constexpr int kEntryCount = 4;
 constexpr int kS6 = 0;  // 128x64
 constexpr int kC2 = 1;  // 128x64, cluster 1x2 multicasting X
 constexpr int kS8 = 2;  // 64x64
+constexpr int kP8 = 3;  // 64x64, FADD-promoted accumulation every 8 k tiles
 
 Shape shape(int m, int k, int i, DType dtype = DType::kBF16) {
   Shape s;
@@ -38,7 +42,7 @@ Shape shape(int m, int k, int i, DType dtype = DType::kBF16) {
 }
 
 int choose(int m, int i, int sm_count = 132) {
-  return choose_from(kEntries, 3, shape(m, 4096, i), sm_count);
+  return choose_from(kEntries, kEntryCount, shape(m, 4096, i), sm_count);
 }
 
 // Only the two unclustered configs: the 128-row vs 64-row trade-off on its own.
@@ -185,8 +189,8 @@ TEST(Heuristics, UnderfilledGpuTakesThe64RowTileWhenItFitsTheSameWaves) {
 
 TEST(Heuristics, InvalidEntriesAreSkipped) {
   const KernelEntry entries[] = {
-      {{"bf16_only_128", 2, 128, 64, 64, 6, 1, 1}, fake_launch, nullptr},
-      {{"kernel1_64", 1, 64, 64, 64, 8, 1, 1}, fake_launch, fake_launch},
+      {{"bf16_only_128", 2, 128, 64, 64, 6, 1, 1, 0}, fake_launch, nullptr},
+      {{"kernel1_64", 1, 64, 64, 64, 8, 1, 1, 0}, fake_launch, fake_launch},
   };
   EXPECT_TRUE(is_valid(entries[0], shape(1, 64, 64, DType::kBF16)));
   EXPECT_FALSE(is_valid(entries[0], shape(1, 64, 64, DType::kFP16)));
@@ -200,8 +204,8 @@ TEST(Heuristics, InvalidEntriesAreSkipped) {
 TEST(Heuristics, TieBreaks) {
   // Two configs of equal cost per tile: 128x32 (128 + 64) and 64x64 (64 + 128).
   const KernelEntry entries[] = {
-      {{"tall", 2, 128, 32, 64, 6, 1, 1}, fake_launch, fake_launch},
-      {{"wide", 2, 64, 64, 64, 8, 1, 1}, fake_launch, fake_launch},
+      {{"tall", 2, 128, 32, 64, 6, 1, 1, 0}, fake_launch, fake_launch},
+      {{"wide", 2, 64, 64, 64, 8, 1, 1, 0}, fake_launch, fake_launch},
   };
   // m = 64, i = 64: same cost; tall pads half of its tiles, wide nothing -> wide.
   EXPECT_EQ(choose_from(entries, 2, shape(64, 64, 64), 132), 1);
@@ -214,9 +218,9 @@ TEST(Heuristics, TieBreaks) {
 TEST(Heuristics, MulticastEarnsNoDiscount) {
   // Neither X multicast (cluster_n) nor weight multicast (cluster_m) lowers a CTA's feed term.
   const KernelEntry entries[] = {
-      {{"one", 2, 64, 64, 64, 8, 1, 1}, fake_launch, fake_launch},
-      {{"pair_m", 2, 64, 64, 64, 8, 2, 1}, fake_launch, fake_launch},
-      {{"pair_n", 2, 64, 64, 64, 8, 1, 2}, fake_launch, fake_launch},
+      {{"one", 2, 64, 64, 64, 8, 1, 1, 0}, fake_launch, fake_launch},
+      {{"pair_m", 2, 64, 64, 64, 8, 2, 1, 0}, fake_launch, fake_launch},
+      {{"pair_n", 2, 64, 64, 64, 8, 1, 2, 0}, fake_launch, fake_launch},
   };
   for (const KernelEntry& e : entries) {
     SCOPED_TRACE(e.config.name);
@@ -228,8 +232,8 @@ TEST(Heuristics, AtEqualCostNoClusterBeatsACluster) {
   // Same tile, one wave each, same cost, same padding, same last-wave fill: the tie-break on the
   // cluster decides, whichever comes first in the list.
   const KernelEntry plain_first[] = {
-      {{"one", 2, 128, 64, 64, 6, 1, 1}, fake_launch, fake_launch},
-      {{"pair", 2, 128, 64, 64, 6, 1, 2}, fake_launch, fake_launch},
+      {{"one", 2, 128, 64, 64, 6, 1, 1, 0}, fake_launch, fake_launch},
+      {{"pair", 2, 128, 64, 64, 6, 1, 2, 0}, fake_launch, fake_launch},
   };
   const KernelEntry cluster_first[] = {plain_first[1], plain_first[0]};
   const Shape s = shape(128, 64, 4864);
@@ -242,8 +246,8 @@ TEST(Heuristics, AtEqualCostNoClusterBeatsACluster) {
   EXPECT_EQ(choose_from(cluster_first, 2, s, 132), 1);
   // The cluster tie-break comes before padding: a cluster config with less padding still loses.
   const KernelEntry pad[] = {
-      {{"plain_tall", 2, 128, 32, 64, 6, 1, 1}, fake_launch, fake_launch},
-      {{"cluster_wide", 2, 64, 64, 64, 8, 1, 2}, fake_launch, fake_launch},
+      {{"plain_tall", 2, 128, 32, 64, 6, 1, 1, 0}, fake_launch, fake_launch},
+      {{"cluster_wide", 2, 64, 64, 64, 8, 1, 2, 0}, fake_launch, fake_launch},
   };
   // m = 64, i = 128: plain_tall 4 tiles of 128x32 (half padding), cost 192; cluster_wide 1 unit
   // of 2 64x64 CTAs (no padding), cost 192. The plain config wins despite its padding.
@@ -293,6 +297,7 @@ TEST(Registry, EveryEntryIsWellFormedAndValid) {
     EXPECT_GT(e.config.stages, 0);
     EXPECT_GE(e.config.cluster_m, 1);
     EXPECT_GE(e.config.cluster_n, 1);
+    EXPECT_GE(e.config.promote_k_tiles, 0);
     EXPECT_NE(e.launch_bf16, nullptr);
     EXPECT_NE(e.launch_fp16, nullptr);
     EXPECT_TRUE(is_valid(e, shape(1, 8, 8, DType::kBF16)));
@@ -300,9 +305,46 @@ TEST(Registry, EveryEntryIsWellFormedAndValid) {
   }
   EXPECT_GE(registry_index("k2_pingpong_128x64x64_s6"), 0);
   EXPECT_GE(registry_index("k2_pingpong_64x64x64_s8"), 0);
+  EXPECT_GE(registry_index("k2_pingpong_64x64x64_p8_s8"), 0);
+}
+
+TEST(Registry, TheTestTableIsTheRegistry) {
+  // kEntries above stands in for the registry in the cost-model tests: same configs, same order.
+  int count = 0;
+  const KernelEntry* registry = kernel_registry(&count);
+  ASSERT_EQ(count, kEntryCount);
+  for (int idx = 0; idx < count; ++idx) {
+    const KernelConfig& r = registry[idx].config;
+    const KernelConfig& t = kEntries[idx].config;
+    SCOPED_TRACE(r.name);
+    EXPECT_STREQ(r.name, t.name);
+    EXPECT_EQ(r.kernel, t.kernel);
+    EXPECT_EQ(r.tile_m, t.tile_m);
+    EXPECT_EQ(r.tile_n, t.tile_n);
+    EXPECT_EQ(r.tile_k, t.tile_k);
+    EXPECT_EQ(r.stages, t.stages);
+    EXPECT_EQ(r.cluster_m, t.cluster_m);
+    EXPECT_EQ(r.cluster_n, t.cluster_n);
+    EXPECT_EQ(r.promote_k_tiles, t.promote_k_tiles);
+  }
+}
+
+TEST(Registry, ExactlyOnePromotedConfig) {
+  int count = 0;
+  const KernelEntry* registry = kernel_registry(&count);
+  int promoted = 0;
+  for (int idx = 0; idx < count; ++idx) {
+    if (registry[idx].config.promote_k_tiles > 0) {
+      ++promoted;
+      EXPECT_STREQ(registry[idx].config.name, "k2_pingpong_64x64x64_p8_s8");
+      EXPECT_EQ(registry[idx].config.promote_k_tiles, 8);
+    }
+  }
+  EXPECT_EQ(promoted, 1);
 }
 
 TEST(Registry, ChooseKernelOnRealShapes) {
+  ScopedEnv accumulation("TILEGLU_ACCUMULATION", nullptr);
   ScopedEnv force("TILEGLU_FORCE_CONFIG", nullptr);
   ScopedEnv log("TILEGLU_LOG_DISPATCH", nullptr);
   const int big = registry_index("k2_pingpong_128x64x64_s6");
@@ -327,6 +369,7 @@ TEST(Registry, ChooseKernelOnRealShapes) {
 }
 
 TEST(Registry, ClusterConfigRunsOnlyWhenForced) {
+  ScopedEnv accumulation("TILEGLU_ACCUMULATION", nullptr);
   ScopedEnv log("TILEGLU_LOG_DISPATCH", nullptr);
   const int cluster = registry_index("k2_pingpong_128x64x64_c2_s6");
   ASSERT_GE(cluster, 0);
@@ -356,6 +399,7 @@ TEST(Registry, ClusterConfigRunsOnlyWhenForced) {
 }
 
 TEST(Registry, ForceConfigByName) {
+  ScopedEnv accumulation("TILEGLU_ACCUMULATION", nullptr);
   ScopedEnv log("TILEGLU_LOG_DISPATCH", nullptr);
   const int small = registry_index("k2_pingpong_64x64x64_s8");
   const int big = registry_index("k2_pingpong_128x64x64_s6");
@@ -372,6 +416,7 @@ TEST(Registry, ForceConfigByName) {
 }
 
 TEST(Registry, UnknownForcedConfigIsIgnoredWithAWarning) {
+  ScopedEnv accumulation("TILEGLU_ACCUMULATION", nullptr);
   ScopedEnv log("TILEGLU_LOG_DISPATCH", nullptr);
   ScopedEnv force("TILEGLU_FORCE_CONFIG", "k9_does_not_exist");
   testing::internal::CaptureStderr();
@@ -385,6 +430,7 @@ TEST(Registry, UnknownForcedConfigIsIgnoredWithAWarning) {
 }
 
 TEST(Registry, EmptyForcedConfigIsIgnoredSilently) {
+  ScopedEnv accumulation("TILEGLU_ACCUMULATION", nullptr);
   ScopedEnv log("TILEGLU_LOG_DISPATCH", nullptr);
   ScopedEnv force("TILEGLU_FORCE_CONFIG", "");
   testing::internal::CaptureStderr();
@@ -395,13 +441,18 @@ TEST(Registry, EmptyForcedConfigIsIgnoredSilently) {
 
 TEST(Registry, LogDispatchPrintsTheChoice) {
   ScopedEnv force("TILEGLU_FORCE_CONFIG", nullptr);
+  ScopedEnv accumulation("TILEGLU_ACCUMULATION", nullptr);
   {
     ScopedEnv log("TILEGLU_LOG_DISPATCH", "1");
     testing::internal::CaptureStderr();
     choose_kernel(192, 896, 4864, DType::kFP16, 132);
     const std::string err = testing::internal::GetCapturedStderr();
-    EXPECT_NE(err.find("tileglu: dispatch m=192 k=896 i=4864 dtype=fp16 sm_count=132 -> "
-                       "k2_pingpong_64x64x64_s8"),
+    EXPECT_NE(err.find("tileglu: dispatch m=192 k=896 i=4864 dtype=fp16 sm_count=132 "
+                       "accumulation=tensorcore -> k2_pingpong_64x64x64_s8"),
+              std::string::npos)
+        << err;
+    EXPECT_NE(err.find("  k2_pingpong_64x64x64_p8_s8: tiles=228 waves=2 last_wave_fill=73% "
+                       "useful=100% cost=384 (not a candidate: promoted accumulation)"),
               std::string::npos)
         << err;
     EXPECT_NE(err.find("* k2_pingpong_64x64x64_s8: tiles=228 waves=2"), std::string::npos) << err;
@@ -424,6 +475,249 @@ TEST(Registry, LogDispatchPrintsTheChoice) {
     choose_kernel(1, 896, 4864, DType::kBF16, 132);
     const std::string err = testing::internal::GetCapturedStderr();
     EXPECT_NE(err.find("-> k2_pingpong_128x64x64_s6 (forced by TILEGLU_FORCE_CONFIG)"),
+              std::string::npos)
+        << err;
+  }
+}
+
+// --- TILEGLU_ACCUMULATION -------------------------------------------------------------------
+
+// A spread of shapes: decode, under-filled, prefill; the three Qwen2.5 MLPs and odd sizes.
+const int kSpreadM[] = {1, 7, 16, 64, 65, 100, 128, 192, 500, 1024, 4096, 8191, 16384, 32768};
+const int kSpreadKI[][2] = {{8, 8},       {896, 4864},   {3584, 18944}, {8192, 29568},
+                            {4096, 11008}, {5120, 13824}, {1024, 200},   {64, 2048}};
+
+TEST(Accumulation, ParsesTheEnvironment) {
+  {
+    ScopedEnv a("TILEGLU_ACCUMULATION", nullptr);
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(accumulation_from_env(), Accumulation::kTensorCore);
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  }
+  for (const char* quiet_default : {"", "tensorcore"}) {
+    ScopedEnv a("TILEGLU_ACCUMULATION", quiet_default);
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(accumulation_from_env(), Accumulation::kTensorCore) << quiet_default;
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "") << quiet_default;
+  }
+  {
+    ScopedEnv a("TILEGLU_ACCUMULATION", "promoted");
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(accumulation_from_env(), Accumulation::kPromoted);
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  }
+  for (const char* unknown : {"Promoted", "fp32", "1", "tensorcore "}) {
+    ScopedEnv a("TILEGLU_ACCUMULATION", unknown);
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(accumulation_from_env(), Accumulation::kTensorCore) << unknown;
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find(std::string("tileglu: warning: TILEGLU_ACCUMULATION=") + unknown +
+                       " is not 'tensorcore' or 'promoted'; using tensorcore"),
+              std::string::npos)
+        << err;
+  }
+  EXPECT_STREQ(accumulation_name(Accumulation::kTensorCore), "tensorcore");
+  EXPECT_STREQ(accumulation_name(Accumulation::kPromoted), "promoted");
+}
+
+TEST(Accumulation, CandidatesFollowTheMode) {
+  for (int idx = 0; idx < kEntryCount; ++idx) {
+    const KernelConfig& c = kEntries[idx].config;
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(is_candidate(c, Accumulation::kTensorCore), idx != kP8);
+    EXPECT_EQ(is_candidate(c, Accumulation::kPromoted), idx == kP8);
+  }
+}
+
+TEST(Accumulation, TheCostModelNeverPicksThePromotedConfigByDefault) {
+  for (int m : kSpreadM) {
+    for (const auto& ki : kSpreadKI) {
+      for (int sms : {2, 78, 114, 132, 133}) {
+        const Shape s = shape(m, ki[0], ki[1]);
+        const int chosen = choose_from(kEntries, kEntryCount, s, sms);
+        EXPECT_NE(chosen, kP8) << "m=" << m << " k=" << ki[0] << " i=" << ki[1] << " sms=" << sms;
+        // Dropping the promoted config changes nothing: it is not a candidate at all.
+        EXPECT_EQ(chosen, choose_from(kEntries, 3, s, sms));
+        EXPECT_EQ(choose_from(kEntries, kEntryCount, s, sms, Accumulation::kPromoted), kP8);
+      }
+    }
+  }
+}
+
+TEST(Accumulation, DefaultNeverRunsThePromotedConfig) {
+  ScopedEnv log("TILEGLU_LOG_DISPATCH", nullptr);
+  ScopedEnv force("TILEGLU_FORCE_CONFIG", nullptr);
+  const int promoted = registry_index("k2_pingpong_64x64x64_p8_s8");
+  ASSERT_GE(promoted, 0);
+  for (const char* mode : {static_cast<const char*>(nullptr), "", "tensorcore"}) {
+    ScopedEnv a("TILEGLU_ACCUMULATION", mode);
+    testing::internal::CaptureStderr();
+    for (int m : kSpreadM) {
+      for (const auto& ki : kSpreadKI) {
+        for (DType dtype : {DType::kBF16, DType::kFP16}) {
+          for (int sms : {78, 132}) {
+            const int chosen = choose_kernel(m, ki[0], ki[1], dtype, sms);
+            EXPECT_GE(chosen, 0);
+            EXPECT_NE(chosen, promoted)
+                << "mode=" << (mode ? mode : "(unset)") << " m=" << m << " k=" << ki[0]
+                << " i=" << ki[1] << " sms=" << sms;
+          }
+        }
+      }
+    }
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  }
+}
+
+TEST(Accumulation, PromotedAlwaysRunsThePromotedConfig) {
+  ScopedEnv log("TILEGLU_LOG_DISPATCH", nullptr);
+  ScopedEnv force("TILEGLU_FORCE_CONFIG", nullptr);
+  ScopedEnv a("TILEGLU_ACCUMULATION", "promoted");
+  int count = 0;
+  const KernelEntry* registry = kernel_registry(&count);
+  const int promoted = registry_index("k2_pingpong_64x64x64_p8_s8");
+  ASSERT_GE(promoted, 0);
+  testing::internal::CaptureStderr();
+  for (int m : kSpreadM) {
+    for (const auto& ki : kSpreadKI) {
+      for (DType dtype : {DType::kBF16, DType::kFP16}) {
+        for (int sms : {78, 132}) {
+          const int chosen = choose_kernel(m, ki[0], ki[1], dtype, sms);
+          ASSERT_EQ(chosen, promoted)
+              << "m=" << m << " k=" << ki[0] << " i=" << ki[1] << " sms=" << sms;
+          // What tileglu_query_config reports for it (src/api/tileglu_api.cpp copies the entry).
+          EXPECT_EQ(registry[chosen].config.promote_k_tiles, 8);
+        }
+      }
+    }
+  }
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+TEST(Accumulation, UnknownValueWarnsAndUsesTheDefault) {
+  ScopedEnv log("TILEGLU_LOG_DISPATCH", nullptr);
+  ScopedEnv force("TILEGLU_FORCE_CONFIG", nullptr);
+  ScopedEnv a("TILEGLU_ACCUMULATION", "exact");
+  const int promoted = registry_index("k2_pingpong_64x64x64_p8_s8");
+  for (const auto& s : {std::array<int, 3>{1, 896, 4864}, std::array<int, 3>{192, 896, 4864},
+                        std::array<int, 3>{4096, 8192, 29568}}) {
+    int expected = -1;
+    {
+      ScopedEnv unset("TILEGLU_ACCUMULATION", nullptr);
+      expected = choose_kernel(s[0], s[1], s[2], DType::kBF16, 132);
+    }
+    testing::internal::CaptureStderr();
+    const int chosen = choose_kernel(s[0], s[1], s[2], DType::kBF16, 132);
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(chosen, expected) << "m=" << s[0];
+    EXPECT_NE(chosen, promoted);
+    EXPECT_NE(err.find("tileglu: warning: TILEGLU_ACCUMULATION=exact is not 'tensorcore' or "
+                       "'promoted'; using tensorcore"),
+              std::string::npos)
+        << err;
+  }
+}
+
+TEST(Accumulation, PromotedWithNoValidPromotedConfigFallsBackWithAWarning) {
+  ScopedEnv log("TILEGLU_LOG_DISPATCH", nullptr);
+  ScopedEnv force("TILEGLU_FORCE_CONFIG", nullptr);
+  ScopedEnv a("TILEGLU_ACCUMULATION", "promoted");
+  // The promoted config has no fp16 launcher here.
+  const KernelEntry entries[] = {
+      {{"plain", 2, 128, 64, 64, 6, 1, 1, 0}, fake_launch, fake_launch},
+      {{"promoted_bf16_only", 2, 64, 64, 64, 8, 1, 1, 8}, fake_launch, nullptr},
+  };
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(choose_kernel_from(entries, 2, 4096, 4096, 4096, DType::kBF16, 132), 1);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(choose_kernel_from(entries, 2, 4096, 4096, 4096, DType::kFP16, 132), 0);
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("tileglu: warning: TILEGLU_ACCUMULATION=promoted: no promoted-accumulation "
+                     "config can run m=4096 k=4096 i=4096 dtype=fp16; using tensorcore "
+                     "accumulation"),
+            std::string::npos)
+      << err;
+  // The log says so too.
+  ScopedEnv log_on("TILEGLU_LOG_DISPATCH", "1");
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(choose_kernel_from(entries, 2, 4096, 4096, 4096, DType::kFP16, 132), 0);
+  err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("accumulation=promoted -> plain (no promoted config serves the shape: "
+                     "tensorcore used)"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("  promoted_bf16_only: not valid"), std::string::npos) << err;
+  // No config at all: -1, as before.
+  EXPECT_EQ(choose_kernel_from(entries, 0, 1, 8, 8, DType::kBF16, 132), -1);
+}
+
+TEST(Accumulation, ForceConfigOverridesTheMode) {
+  ScopedEnv log("TILEGLU_LOG_DISPATCH", nullptr);
+  const int promoted = registry_index("k2_pingpong_64x64x64_p8_s8");
+  const int big = registry_index("k2_pingpong_128x64x64_s6");
+  {
+    // Default mode, the promoted config forced.
+    ScopedEnv a("TILEGLU_ACCUMULATION", nullptr);
+    ScopedEnv force("TILEGLU_FORCE_CONFIG", "k2_pingpong_64x64x64_p8_s8");
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(choose_kernel(4096, 3584, 18944, DType::kBF16, 132), promoted);
+    EXPECT_EQ(choose_kernel(1, 896, 4864, DType::kFP16, 132), promoted);
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  }
+  {
+    ScopedEnv a("TILEGLU_ACCUMULATION", "tensorcore");
+    ScopedEnv force("TILEGLU_FORCE_CONFIG", "k2_pingpong_64x64x64_p8_s8");
+    EXPECT_EQ(choose_kernel(4096, 8192, 29568, DType::kBF16, 132), promoted);
+  }
+  {
+    // Promoted mode, a tensor-core config forced.
+    ScopedEnv a("TILEGLU_ACCUMULATION", "promoted");
+    ScopedEnv force("TILEGLU_FORCE_CONFIG", "k2_pingpong_128x64x64_s6");
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(choose_kernel(1, 896, 4864, DType::kBF16, 132), big);
+    EXPECT_EQ(choose_kernel(4096, 8192, 29568, DType::kFP16, 132), big);
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  }
+  {
+    // An unknown forced name leaves the mode in charge.
+    ScopedEnv a("TILEGLU_ACCUMULATION", "promoted");
+    ScopedEnv force("TILEGLU_FORCE_CONFIG", "k9_does_not_exist");
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(choose_kernel(4096, 8192, 29568, DType::kBF16, 132), promoted);
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("TILEGLU_FORCE_CONFIG=k9_does_not_exist names no kernel"),
+              std::string::npos)
+        << err;
+  }
+}
+
+TEST(Accumulation, LogDispatchNamesTheMode) {
+  ScopedEnv force("TILEGLU_FORCE_CONFIG", nullptr);
+  ScopedEnv log("TILEGLU_LOG_DISPATCH", "1");
+  {
+    ScopedEnv a("TILEGLU_ACCUMULATION", "promoted");
+    testing::internal::CaptureStderr();
+    choose_kernel(4096, 3584, 18944, DType::kBF16, 132);
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("tileglu: dispatch m=4096 k=3584 i=18944 dtype=bf16 sm_count=132 "
+                       "accumulation=promoted -> k2_pingpong_64x64x64_p8_s8\n"),
+              std::string::npos)
+        << err;
+    EXPECT_NE(err.find("* k2_pingpong_64x64x64_p8_s8: tiles="), std::string::npos) << err;
+    EXPECT_NE(err.find("  k2_pingpong_128x64x64_s6: tiles=9472 waves=72 last_wave_fill=76% "
+                       "useful=100% cost=18432 (not a candidate: tensorcore accumulation)"),
+              std::string::npos)
+        << err;
+  }
+  {
+    ScopedEnv a("TILEGLU_ACCUMULATION", "promoted");
+    ScopedEnv forced("TILEGLU_FORCE_CONFIG", "k2_pingpong_128x64x64_s6");
+    testing::internal::CaptureStderr();
+    choose_kernel(4096, 3584, 18944, DType::kBF16, 132);
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("accumulation=promoted -> k2_pingpong_128x64x64_s6 (forced by "
+                       "TILEGLU_FORCE_CONFIG)"),
               std::string::npos)
         << err;
   }

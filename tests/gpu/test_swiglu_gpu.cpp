@@ -50,9 +50,10 @@ struct Shape {
 
 // M = 1 and odd M; K = 8 (one alignment step, less than a k-tile); I not a multiple of the
 // 64-column tile; more tiles than SMs (1000 x 1032: 136 tiles of 128 rows); K = 1024 (16 k-tiles,
-// more than any pipeline's stages).
-const Shape kShapes[] = {{1, 8, 8},     {3, 16, 24},    {17, 64, 40},    {100, 200, 72},
-                         {129, 136, 136}, {65, 1024, 200}, {1000, 96, 1032}};
+// more than any pipeline's stages); K = 1096 (18 k-tiles, the last one partial: for the p8 config
+// two promotions and a remainder of 2 k-tiles).
+const Shape kShapes[] = {{1, 8, 8},       {3, 16, 24},     {17, 64, 40},   {100, 200, 72},
+                         {129, 136, 136}, {65, 1024, 200}, {33, 1096, 72}, {1000, 96, 1032}};
 
 struct DeviceBuffer {
   void* p = nullptr;
@@ -186,6 +187,7 @@ TEST_P(SwigluGpu, MatchesReference) {
         tileglu_config_t cfg;
         ASSERT_EQ(tileglu_query_config(&p, &cfg), TILEGLU_SUCCESS) << tileglu_last_error_message();
         ASSERT_EQ(config, cfg.name);
+        EXPECT_EQ(cfg.promote_k_tiles, config == "k2_pingpong_64x64x64_p8_s8" ? 8 : 0);
 
         int64_t mismatches = -1;
         run_case(c, stacked, &mismatches);
@@ -204,7 +206,7 @@ TEST_P(SwigluGpu, MatchesReference) {
 INSTANTIATE_TEST_SUITE_P(
     AllConfigs, SwigluGpu,
     testing::Combine(testing::Values("k2_pingpong_128x64x64_s6", "k2_pingpong_128x64x64_c2_s6",
-                                     "k2_pingpong_64x64x64_s8"),
+                                     "k2_pingpong_64x64x64_s8", "k2_pingpong_64x64x64_p8_s8"),
                      testing::Values(Format::kBF16, Format::kFP16)),
     [](const testing::TestParamInfo<SwigluGpu::ParamType>& info) {
       return std::get<0>(info.param) +
@@ -214,10 +216,43 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(SwigluGpuDispatch, DefaultChoiceRunsAndMatches) {
   if (!have_sm90()) GTEST_SKIP() << "needs an sm_90 GPU (H100/H200); none on this machine";
   unsetenv("TILEGLU_FORCE_CONFIG");
+  unsetenv("TILEGLU_ACCUMULATION");
   const Case c(Format::kBF16, Shape{300, 512, 1032}, true, 99);
   int64_t mismatches = -1;
   run_case(c, true, &mismatches);
   EXPECT_EQ(mismatches, 0);
+}
+
+// TILEGLU_ACCUMULATION: the query reports the mode's config (promote_k_tiles included), and the
+// promoted config chosen that way runs and matches.
+TEST(SwigluGpuDispatch, AccumulationModeSelectsTheConfig) {
+  if (!have_sm90()) GTEST_SKIP() << "needs an sm_90 GPU (H100/H200); none on this machine";
+  unsetenv("TILEGLU_FORCE_CONFIG");
+  tileglu_swiglu_problem_t p{};
+  p.dtype = TILEGLU_DTYPE_BF16;
+  p.m = 4096;
+  p.k = 3584;
+  p.i = 18944;
+  p.x = reinterpret_cast<void*>(0x100000);
+  p.ldx = p.k;
+  p.w_gate = reinterpret_cast<void*>(0x10000000);
+  p.ld_gate = p.ld_up = p.k;
+  p.w_up = reinterpret_cast<void*>(0x80000000);
+  p.out = reinterpret_cast<void*>(0x100000000);
+  p.ld_out = p.i;
+  tileglu_config_t cfg{};
+  unsetenv("TILEGLU_ACCUMULATION");
+  ASSERT_EQ(tileglu_query_config(&p, &cfg), TILEGLU_SUCCESS) << tileglu_last_error_message();
+  EXPECT_EQ(cfg.promote_k_tiles, 0) << cfg.name;
+  setenv("TILEGLU_ACCUMULATION", "promoted", 1);
+  ASSERT_EQ(tileglu_query_config(&p, &cfg), TILEGLU_SUCCESS) << tileglu_last_error_message();
+  EXPECT_STREQ(cfg.name, "k2_pingpong_64x64x64_p8_s8");
+  EXPECT_EQ(cfg.promote_k_tiles, 8);
+  const Case c(Format::kBF16, Shape{300, 1096, 1032}, true, 101);
+  int64_t mismatches = -1;
+  run_case(c, false, &mismatches);
+  EXPECT_EQ(mismatches, 0);
+  unsetenv("TILEGLU_ACCUMULATION");
 }
 
 }  // namespace
