@@ -26,9 +26,10 @@ const KernelEntry kRegistry[] = {
      kernels::launch_k2_pingpong_128x64x64_c2_s6_bf16, kernels::launch_k2_pingpong_128x64x64_c2_s6_fp16},
     {{"k2_pingpong_64x64x64_s8", 2, 64, 64, 64, 8, 1, 1, 0},
      kernels::launch_k2_pingpong_64x64x64_s8_bf16, kernels::launch_k2_pingpong_64x64x64_s8_fp16},
-    // Promoted accumulation: ~5x fewer >1-ulp outputs at K = 3584..8192, 15-20% slower
-    // (H200, this config vs 128x64x64_s6 at M = 4096/16384; README.md, section Numerics). Never
-    // the default: runs only with TILEGLU_ACCUMULATION=promoted or TILEGLU_FORCE_CONFIG.
+    // Promoted accumulation. H200 smoke runs, sampled rows, vs 128x64x64_s6 at M = 4096/16384:
+    // >1-ulp outputs 7 vs 47-49 of 151552 (7b, K=3584) and 2-3 vs 37-42 of 59136 (72b, K=8192);
+    // throughput 14-21% lower (bench/NOTES.md; README.md, section Numerics). Never the default:
+    // runs only with TILEGLU_ACCUMULATION=promoted or TILEGLU_FORCE_CONFIG.
     {{"k2_pingpong_64x64x64_p8_s8", 2, 64, 64, 64, 8, 1, 1, 8},
      kernels::launch_k2_pingpong_64x64x64_p8_s8_bf16, kernels::launch_k2_pingpong_64x64x64_p8_s8_fp16},
 };
