@@ -68,7 +68,8 @@ def built_library():
     try:
         return tileglu.load_library()
     except tileglu.LibraryNotFoundError as e:
-        pytest.skip(f"libtileglu.so not available (build it with bash scripts/test.sh): {e}")
+        pytest.skip(f"libtileglu.so not available (build it with bash scripts/test.sh): {e}",
+                    allow_module_level=True)
 
 
 def need_torch():
@@ -79,9 +80,10 @@ def need_sm90():
     """torch, with a CUDA device of compute capability 9.0 as the current device."""
     torch = need_torch()
     if not torch.cuda.is_available():
-        pytest.skip("no CUDA device visible to PyTorch")
+        pytest.skip("no CUDA device visible to PyTorch", allow_module_level=True)
     cap = torch.cuda.get_device_capability()
     if cap != (9, 0):
-        pytest.skip(f"the current CUDA device is sm_{cap[0]}{cap[1]}, tileglu needs sm_90")
+        pytest.skip(f"the current CUDA device is sm_{cap[0]}{cap[1]}, tileglu needs sm_90",
+                    allow_module_level=True)
     built_library()
     return torch
