@@ -205,7 +205,7 @@ def _plan(where, x, w_gate, w_up, out):
                 and x.is_contiguous() and w_gate.is_contiguous()):
             dev = x.get_device()
             if w_up is None:
-                i = rows >> 1
+                i = rows // 2
                 ok = not rows % (2 * _ALIGN_ELEMENTS)
             else:
                 i = rows

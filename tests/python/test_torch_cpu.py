@@ -263,3 +263,24 @@ def test_export_with_a_dynamic_batch(fake):
                              dynamic_shapes=({0: batch}, None, None), strict=True)
     val = [n for n in ep.graph.nodes if n.op == "output"][0].args[0][0].meta["val"]
     assert str(val.shape[0]) != "16" and val.shape[1] == 32
+
+
+def test_symbolic_tracing_of_all_four_ops():
+    """What opcheck's dynamic-shape test and torch.compile(dynamic=True) do: trace the ops with
+    symbolic sizes through the fake implementations."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+    from torch.fx.experimental.symbolic_shapes import ShapeEnv
+
+    def f(x, w_stacked, wg, wu, out):
+        torch.ops.tileglu.swiglu_out(x, wg, wu, out)
+        torch.ops.tileglu.swiglu_stacked_out(x, w_stacked, out)
+        return torch.ops.tileglu.swiglu_stacked(x, w_stacked) + torch.ops.tileglu.swiglu(x, wg, wu)
+
+    with FakeTensorMode(shape_env=ShapeEnv()):
+        args = (cuda(16, 64), cuda(64, 64), cuda(32, 64), cuda(32, 64), cuda(16, 32))
+    gm = make_fx(f, tracing_mode="symbolic")(*args)
+    targets = [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
+    assert targets[:4] == ["tileglu.swiglu_out.default", "tileglu.swiglu_stacked_out.default",
+                           "tileglu.swiglu_stacked.default", "tileglu.swiglu.default"]
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    assert all(not isinstance(s, int) for s in placeholders[0].meta["val"].shape)   # symbolic
