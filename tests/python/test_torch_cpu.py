@@ -265,22 +265,30 @@ def test_export_with_a_dynamic_batch(fake):
     assert str(val.shape[0]) != "16" and val.shape[1] == 32
 
 
-def test_symbolic_tracing_of_all_four_ops():
+def test_symbolic_tracing_of_all_four_ops(fake):
     """What opcheck's dynamic-shape test and torch.compile(dynamic=True) do: trace the ops with
-    symbolic sizes through the fake implementations."""
-    from torch.fx.experimental.proxy_tensor import make_fx
-    from torch.fx.experimental.symbolic_shapes import ShapeEnv
+    every size symbolic (K and I as multiples of 8, which the fake implementations require)."""
+    from torch.export import Dim
 
-    def f(x, w_stacked, wg, wu, out):
-        torch.ops.tileglu.swiglu_out(x, wg, wu, out)
-        torch.ops.tileglu.swiglu_stacked_out(x, w_stacked, out)
-        return torch.ops.tileglu.swiglu_stacked(x, w_stacked) + torch.ops.tileglu.swiglu(x, wg, wu)
+    class Block(torch.nn.Module):
+        def forward(self, x, w_stacked, wg, wu, out):
+            torch.ops.tileglu.swiglu_out(x, wg, wu, out)
+            torch.ops.tileglu.swiglu_stacked_out(x, w_stacked, out)
+            return (torch.ops.tileglu.swiglu_stacked(x, w_stacked)
+                    + torch.ops.tileglu.swiglu(x, wg, wu) + out)
 
-    with FakeTensorMode(shape_env=ShapeEnv()):
-        args = (cuda(16, 64), cuda(64, 64), cuda(32, 64), cuda(32, 64), cuda(16, 32))
-    gm = make_fx(f, tracing_mode="symbolic")(*args)
-    targets = [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
-    assert targets[:4] == ["tileglu.swiglu_out.default", "tileglu.swiglu_stacked_out.default",
-                           "tileglu.swiglu_stacked.default", "tileglu.swiglu.default"]
-    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
-    assert all(not isinstance(s, int) for s in placeholders[0].meta["val"].shape)   # symbolic
+    m, k8, i8 = Dim("M", min=2, max=1 << 20), Dim("K8", max=1 << 16), Dim("I8", max=1 << 16)
+    k, i, i2 = 8 * k8, 8 * i8, 16 * i8
+    args = (cuda(16, 64), cuda(64, 64), cuda(32, 64), cuda(32, 64), cuda(16, 32))
+    dims = ({0: m, 1: k}, {0: i2, 1: k}, {0: i, 1: k}, {0: i, 1: k}, {0: m, 1: i})
+    ep = torch.export.export(Block(), args, dynamic_shapes=dims, strict=True)
+    targets = [str(n.target) for n in ep.graph.nodes if n.op == "call_function"]
+    assert targets.count("tileglu.swiglu.default") == 1
+    assert targets.count("tileglu.swiglu_stacked.default") == 1
+    assert sum("swiglu_out" in t or "swiglu_stacked_out" in t or "auto_functionalized" in t
+               for t in targets) == 2
+    val = [n for n in ep.graph.nodes if n.op == "output"][0].args[0][0].meta["val"]
+    assert [str(s) for s in val.shape] == [str(s) for s in
+                                          [n for n in ep.graph.nodes if n.op == "placeholder"][-1]
+                                          .meta["val"].shape]
+    assert not any(isinstance(s, int) for s in val.shape)   # M and I stayed symbolic
