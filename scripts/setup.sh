@@ -2,6 +2,7 @@
 # Installs what the build needs that the machine may lack. Idempotent: a second run does nothing.
 #   - CUTLASS 4.2 headers (the nvidia-cutlass wheel) into .deps/cutlass
 #   - ccache, through apt-get, when it is missing and apt is usable (optional: never fails the run)
+#   - pytest, through pip, for the torch-free Python tests (optional: never fails the run)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -35,4 +36,11 @@ elif command -v apt-get >/dev/null 2>&1 && [[ "$(id -u)" == "0" ]]; then
   fi
 else
   echo "setup: ccache not found and apt-get not usable; building without it"
+fi
+
+# pytest for the Python package's torch-free tests (tests/python); without it ctest skips them.
+if python3 -c 'import pytest' >/dev/null 2>&1; then
+  echo "setup: pytest present"
+elif ! python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore pytest; then
+  echo "setup: could not install pytest; the Python tests will be skipped"
 fi
