@@ -12,28 +12,17 @@
 
 #include "api/problem.h"
 #include "kernels/swiglu_params.h"
+#include "test_problem.h"
 #include "tileglu/tileglu.h"
 
 namespace {
 
-const void* at(uintptr_t address) { return reinterpret_cast<const void*>(address); }
-void* at_mut(uintptr_t address) { return reinterpret_cast<void*>(address); }
+using tileglu_test::at;
+using tileglu_test::at_mut;
 
+// m = 17, k = 64, i = 40, contiguous, bf16, at 0x1000000 .. 0x4000000.
 tileglu_swiglu_problem_t valid_problem() {
-  tileglu_swiglu_problem_t p{};
-  p.dtype = TILEGLU_DTYPE_BF16;
-  p.m = 17;
-  p.k = 64;
-  p.i = 40;
-  p.x = at(0x1000000);
-  p.ldx = 64;
-  p.w_gate = at(0x2000000);
-  p.ld_gate = 64;
-  p.w_up = at(0x3000000);
-  p.ld_up = 64;
-  p.out = at_mut(0x4000000);
-  p.ld_out = 40;
-  return p;
+  return tileglu_test::valid_problem(17, 64, 40, 0x1000000);
 }
 
 std::string last_error() { return tileglu_last_error_message(); }

@@ -6,31 +6,19 @@
 #include <string>
 
 #include "api/validate.h"
+#include "test_problem.h"
 
 namespace tileglu {
 namespace api {
 namespace {
 
 // Fake, 16-byte aligned, far apart device addresses: validation never dereferences them.
-const void* at(uintptr_t address) { return reinterpret_cast<const void*>(address); }
-void* at_mut(uintptr_t address) { return reinterpret_cast<void*>(address); }
+using tileglu_test::at;
+using tileglu_test::at_mut;
 
-// m = 3, k = 16, i = 24, contiguous, bf16.
+// m = 3, k = 16, i = 24, contiguous, bf16, at 0x100000 .. 0x400000.
 tileglu_swiglu_problem_t valid_problem() {
-  tileglu_swiglu_problem_t p{};
-  p.dtype = TILEGLU_DTYPE_BF16;
-  p.m = 3;
-  p.k = 16;
-  p.i = 24;
-  p.x = at(0x100000);
-  p.ldx = 16;
-  p.w_gate = at(0x200000);
-  p.ld_gate = 16;
-  p.w_up = at(0x300000);
-  p.ld_up = 16;
-  p.out = at_mut(0x400000);
-  p.ld_out = 24;
-  return p;
+  return tileglu_test::valid_problem(3, 16, 24, 0x100000);
 }
 
 // Asserts the status and that the message contains `needle` (the argument and its value).
