@@ -10,6 +10,7 @@ namespace {
 
 // Tile indices and TMA box coordinates are 32-bit in the kernels.
 constexpr int64_t kMaxExtent = int64_t{1} << 31;
+constexpr int64_t kMaxOutputTiles = int64_t{1} << 30;
 // cuTensorMapEncodeTiled requires every global stride to be < 2^40 bytes.
 constexpr int64_t kMaxStrideBytes = int64_t{1} << 40;
 
@@ -148,6 +149,12 @@ Validation validate_problem(const tileglu_swiglu_problem_t* problem, const ArgNa
   if (!(v = check_extent("m", p.m)).ok()) return v;
   if (!(v = check_extent("k", p.k)).ok()) return v;
   if (!(v = check_extent("i", p.i)).ok()) return v;
+  // The kernels index output tiles with int: bound the count for the smallest tile (64 x 64).
+  if ((p.m + 63) / 64 * ((p.i + 63) / 64) > kMaxOutputTiles) {
+    return fail(TILEGLU_ERROR_INVALID_SHAPE,
+                format("m (=%" PRId64 ") x i (=%" PRId64 ") is too large: more than 2^30 output "
+                       "tiles of 64 x 64 (tile indices are 32-bit)", p.m, p.i));
+  }
 
   if (!(v = check_multiple_of_8("k", p.k)).ok()) return v;
   if (!(v = check_multiple_of_8("i", p.i)).ok()) return v;

@@ -18,6 +18,9 @@
 // hold 232; a 128 x 128 fp32 accumulator costs 128 of them per thread.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
+
 #include <cute/tensor.hpp>
 #include <cutlass/arch/barrier.h>
 #include <cutlass/arch/reg_reconfig.h>
@@ -30,6 +33,9 @@
 #include "swiglu_params.h"
 
 namespace tileglu::kernels {
+
+// Devices whose cluster occupancy the launcher remembers; later ordinals query every launch.
+inline constexpr int kMaxCachedDevices = 64;
 
 template <class Element_, int kTileM, int kTileN, int kTileK, int kStages, int kClusterN_,
           int kPromoteKTiles = 0>
@@ -171,11 +177,16 @@ cudaError_t launch_sm90_swiglu_k2(SwigluParams const& p, int sm_count, cudaStrea
                             static_cast<Element const*>(p.w_gate), p.ld_gate,
                             static_cast<Element const*>(p.w_up), p.ld_up, p.m, p.k, p.i),
       // Scheduler tiles are cluster tiles: kClusterN neighbouring N-blocks of one M-block.
-      Sm90StaticPersistentScheduler{
-          (p.m + Mainloop::kTileM - 1) / Mainloop::kTileM,
-          (p.i + Mainloop::kTileN * Kernel::kClusterN - 1) / (Mainloop::kTileN * Kernel::kClusterN),
-          8},
+      // (x - 1) / t + 1 rounds up without overflowing for x near INT_MAX (x >= 1 is validated).
+      Sm90StaticPersistentScheduler{(p.m - 1) / Mainloop::kTileM + 1,
+                                    (p.i - 1) / (Mainloop::kTileN * Kernel::kClusterN) + 1, 8},
       static_cast<Element*>(p.out), p.ld_out};
+
+  // Tile indices are int in the kernel, and the loops step past the last tile by up to twice
+  // the grid: keep the count far from INT_MAX (the C API rejects such shapes before this).
+  if (int64_t(params.scheduler.tiles_m) * params.scheduler.tiles_n > (int64_t(1) << 30)) {
+    return cudaErrorInvalidValue;
+  }
 
   auto* kernel = &sm90_swiglu_k2_pingpong_kernel<Kernel>;
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -195,21 +206,30 @@ cudaError_t launch_sm90_swiglu_k2(SwigluParams const& p, int sm_count, cudaStrea
     attrs[0].val.clusterDim.z = 1;
     config.attrs = attrs;
     config.numAttrs = 1;
-    // How many clusters fit at once depends on how the SMs group into GPCs: ask the driver.
-    static int const cached_max_clusters = [&] {
+    // How many clusters fit at once depends on how the device's SMs group into GPCs: ask the
+    // driver once per device.
+    static std::atomic<int> cached_max_clusters[kMaxCachedDevices] = {};
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) return cudaGetLastError();
+    int cached = device < kMaxCachedDevices ? cached_max_clusters[device].load() : 0;
+    if (cached == 0) {
       cudaLaunchConfig_t probe = config;
       probe.gridDim = dim3(Kernel::kClusterN * sm_count, 1, 1);
       int n = 0;
-      return cudaOccupancyMaxActiveClusters(&n, kernel, &probe) == cudaSuccess && n > 0 ? n : sm_count / Kernel::kClusterN;
-    }();
-    max_clusters = cached_max_clusters;
+      if (cudaOccupancyMaxActiveClusters(&n, kernel, &probe) != cudaSuccess || n <= 0) {
+        (void)cudaGetLastError();  // the query's own error: fall back to the SM count
+        n = sm_count / Kernel::kClusterN;
+      }
+      cached = n;
+      if (device < kMaxCachedDevices) cached_max_clusters[device].store(cached);
+    }
+    max_clusters = cached;
   }
   int const tiles = params.scheduler.total_tiles();
   int const clusters = tiles < max_clusters ? tiles : max_clusters;
   config.gridDim = dim3(clusters * Kernel::kClusterN, 1, 1);
-  err = cudaLaunchKernelEx(&config, kernel, params);
-  if (err != cudaSuccess) return err;
-  return cudaGetLastError();
+  // The launch's own status; an error left earlier in the caller's thread is not ours to report.
+  return cudaLaunchKernelEx(&config, kernel, params);
 }
 
 }  // namespace tileglu::kernels

@@ -126,7 +126,7 @@ struct Sm90SwigluMainloopK2 {
 
   // K loop length in k tiles; with promotion rounded up to whole chunks (zeros past K).
   CUTLASS_HOST_DEVICE static int k_tiles(Params const& p) {
-    int const tiles = (p.k + kTileK - 1) / kTileK;
+    int const tiles = (p.k - 1) / kTileK + 1;  // k >= 1; no overflow near INT_MAX
     if constexpr (kPromoteKTiles > 0) {
       return (tiles + kPromoteKTiles - 1) / kPromoteKTiles * kPromoteKTiles;
     } else {

@@ -84,6 +84,19 @@ TEST(Validate, ExtentsMustFit32BitTileIndices) {
   EXPECT_EQ(validate_problem(&p).status, TILEGLU_SUCCESS) << validate_problem(&p).message;
 }
 
+TEST(Validate, OutputTileCountMustFit32BitTileIndices) {
+  // 2^15 x 2^15 = 2^30 tiles of 64 x 64 is the most accepted; one more row of tiles is not.
+  tileglu_swiglu_problem_t p = valid_problem();
+  p.m = int64_t{1} << 21;
+  p.i = int64_t{1} << 21;
+  p.ld_out = p.i;
+  p.out = at_mut(uintptr_t{1} << 44);  // far from the inputs: the output spans 2^43 bytes
+  EXPECT_EQ(validate_problem(&p).status, TILEGLU_SUCCESS) << validate_problem(&p).message;
+  p.m += 1;
+  expect_error(p, TILEGLU_ERROR_INVALID_SHAPE,
+               "m (=2097153) x i (=2097152) is too large: more than 2^30 output tiles");
+}
+
 TEST(Validate, DimensionsMustBeMultiplesOf8) {
   tileglu_swiglu_problem_t p = valid_problem();
   p.k = 100;
