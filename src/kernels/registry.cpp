@@ -13,6 +13,8 @@ TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_s6)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_c2_s6)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x64x64_s8)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x64x64_p8_s8)
+TILEGLU_DECLARE_LAUNCHERS(k1_pingpong_128x64x64_s6)
+TILEGLU_DECLARE_LAUNCHERS(k1_pingpong_128x64x64_s6_serial)
 #undef TILEGLU_DECLARE_LAUNCHERS
 }  // namespace kernels
 
@@ -32,6 +34,15 @@ const KernelEntry kRegistry[] = {
     // runs only with TILEGLU_ACCUMULATION=promoted or TILEGLU_FORCE_CONFIG.
     {{"k2_pingpong_64x64x64_p8_s8", 2, 64, 64, 64, 8, 1, 1, 8},
      kernels::launch_k2_pingpong_64x64x64_p8_s8_bf16, kernels::launch_k2_pingpong_64x64x64_p8_s8_fp16},
+    // Kernel-1: separate gate and up accumulators (two 64x64 WGMMA chains per warpgroup), the
+    // 128x64 tile of k2_pingpong_128x64x64_s6. Not measured yet: runs only when forced.
+    {{"k1_pingpong_128x64x64_s6", 1, 128, 64, 64, 6, 1, 1, 0},
+     kernels::launch_k1_pingpong_128x64x64_s6_bf16, kernels::launch_k1_pingpong_128x64x64_s6_fp16},
+    // The overlap ablation of Kernel-1: the tensor cores pass to the other consumer only after
+    // this one's epilogue. Benchmark-only: runs only when forced.
+    {{"k1_pingpong_128x64x64_s6_serial", 1, 128, 64, 64, 6, 1, 1, 0},
+     kernels::launch_k1_pingpong_128x64x64_s6_serial_bf16,
+     kernels::launch_k1_pingpong_128x64x64_s6_serial_fp16},
 };
 }  // namespace
 

@@ -1,4 +1,5 @@
-// Epilogue of Kernel-2: SwiGLU on the register accumulator, then half-width stores.
+// Epilogue of the SwiGLU kernels: SwiGLU on the register accumulators, then half-width stores.
+// (Kernel-1's separate gate and up accumulators pair element for element; Kernel-2's as below.)
 //
 // The GEMM tile is [gate | up]: columns [0, tile_n) of the WGMMA accumulator hold X·Wgᵀ for
 // output columns n0 .. n0+tile_n and columns [tile_n, 2 tile_n) hold X·Wuᵀ for the same output
@@ -58,10 +59,16 @@ struct Sm90SwigluEpilogue {
                                    Element* out, int64_t ld_out) {
     using namespace cute;
     // ((2 cols, 2 rows, N/8 col groups), MMA_M, MMA_N): the SM90 fp32 accumulator value mode.
-    static_assert(rank(Accum{}) == 3 && size<2>(Accum{}) == 1, "one WGMMA atom spans the GEMM tile N");
+    // MMA_N = 1 (Kernel-2): one accumulator, gate in column groups [0, G), up in [G, 2G).
+    // MMA_N = 2 (Kernel-1): a gate accumulator (n = 0) and an up accumulator (n = 1), G groups each.
+    constexpr int kMmaN = size<2>(Accum{});
+    static_assert(rank(Accum{}) == 3 && (kMmaN == 1 || kMmaN == 2), "one or two accumulators");
     constexpr int kColGroups = size<0, 2>(Accum{});
-    static_assert(kColGroups * 8 == 2 * kTileN, "accumulator must hold [gate | up] of tile_n each");
-    constexpr int kGateGroups = kColGroups / 2;
+    static_assert(kColGroups * 8 * kMmaN == 2 * kTileN, "accumulators must hold [gate | up] of tile_n each");
+    constexpr int kGateGroups = kMmaN == 1 ? kColGroups / 2 : kColGroups;
+    // Where the up value of gate element (c, r, j) of row block mm lives.
+    constexpr int kUpGroupOffset = kMmaN == 1 ? kGateGroups : 0;
+    constexpr int kUpN = kMmaN == 1 ? 0 : 1;
 
     // Coordinates of each accumulator element inside the [tile_m, 2*tile_n] GEMM tile.
     Tensor coord = make_identity_tensor(make_shape(Int<kTileM>{}, Int<2 * kTileN>{}));
@@ -79,9 +86,9 @@ struct Sm90SwigluEpilogue {
         for (int j = 0; j < kGateGroups; ++j) {
           int const col = n0 + get<1>(thread_coord(make_coord(0, r, j), mm, 0));
           float const h0 = act(accum(make_coord(0, r, j), mm, 0),
-                               accum(make_coord(0, r, j + kGateGroups), mm, 0));
+                               accum(make_coord(0, r, j + kUpGroupOffset), mm, kUpN));
           float const h1 = act(accum(make_coord(1, r, j), mm, 0),
-                               accum(make_coord(1, r, j + kGateGroups), mm, 0));
+                               accum(make_coord(1, r, j + kUpGroupOffset), mm, kUpN));
           // I is a multiple of 8 and col is even, so both columns are in range or neither.
           if (col < i) {
             *reinterpret_cast<uint32_t*>(out_row + col) = pack_rounded_pair<Element>(h0, h1);

@@ -35,8 +35,8 @@
 namespace tileglu::kernels {
 
 template <class Element_, int kTileM_, int kTileN_, int kTileK_, int kStages_, int kClusterN_,
-          int kPromoteKTiles_>
-struct Sm90SwigluMainloopK2 {
+          int kPromoteKTiles_, bool kSplitAccumulators_ = false>
+struct Sm90SwigluMainloop {
   using Element = Element_;
   static constexpr int kTileM = kTileM_;        // rows of X per warpgroup tile
   static constexpr int kTileN = kTileN_;        // output columns per tile
@@ -45,6 +45,11 @@ struct Sm90SwigluMainloopK2 {
   static constexpr int kStages = kStages_;
   static constexpr int kClusterN = kClusterN_;  // CTAs sharing (multicasting) one X tile
   static constexpr int kPromoteKTiles = kPromoteKTiles_;  // 0: accumulate in the tensor cores only
+  // false (Kernel-2): one WGMMA of N = 2*tile_n per k-block, one accumulator over [gate | up].
+  // true (Kernel-1): WGMMA atoms of N = tile_n, so the same loop issues two WGMMAs per k-block
+  // into two accumulators, gate (MMA_N index 0) and up (index 1), from the same stage.
+  static constexpr bool kSplitAccumulators = kSplitAccumulators_;
+  static constexpr int kMmaAtomN = kSplitAccumulators ? kTileN : kGemmTileN;
 
   static_assert(kTileM % 64 == 0, "a warpgroup's WGMMA covers 64 rows at a time");
   static_assert(kGemmTileN % 16 == 0 && kGemmTileN <= 256, "WGMMA N is at most 256");
@@ -52,10 +57,11 @@ struct Sm90SwigluMainloopK2 {
   static_assert(kPromoteKTiles >= 0, "promotion interval is a number of k tiles");
   static_assert(kTileM % (8 * kClusterN) == 0, "each CTA multicasts whole swizzle atoms of X");
 
-  // One warpgroup computes the whole tile: kTileM/64 WGMMA atoms along M, one along N.
+  // One warpgroup computes the whole tile: kTileM/64 WGMMA atoms along M, 2*tile_n/kMmaAtomN
+  // along N.
   using MmaAtom = decltype(cute::GMMA::ss_op_selector<
                            Element, Element, float,
-                           cute::Shape<cute::_64, cute::Int<kGemmTileN>, cute::Int<kTileK>>,
+                           cute::Shape<cute::_64, cute::Int<kMmaAtomN>, cute::Int<kTileK>>,
                            cute::GMMA::Major::K, cute::GMMA::Major::K>());
   using TiledMma = decltype(cute::make_tiled_mma(MmaAtom{}, cute::Layout<cute::Shape<cute::_1, cute::_1, cute::_1>>{}));
 

@@ -1,4 +1,4 @@
 // Kernel-2, 128x64 output tile (GEMM tile 128x128x64), 6 stages, cluster 1x1, fp16.
-#include "../sm90_swiglu_k2_pingpong.hpp"
+#include "../sm90_swiglu_pingpong.hpp"
 
-TILEGLU_INSTANTIATE_K2(k2_pingpong_128x64x64_s6, fp16, cutlass::half_t, 128, 64, 64, 6, 1, 0)
+TILEGLU_INSTANTIATE_PINGPONG(k2_pingpong_128x64x64_s6, fp16, cutlass::half_t, 128, 64, 64, 6, 1, 0)

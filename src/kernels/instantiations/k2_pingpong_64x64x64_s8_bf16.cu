@@ -1,4 +1,4 @@
 // Kernel-2, 64x64 output tile (GEMM tile 64x128x64), 8 stages, cluster 1x1, bf16.
-#include "../sm90_swiglu_k2_pingpong.hpp"
+#include "../sm90_swiglu_pingpong.hpp"
 
-TILEGLU_INSTANTIATE_K2(k2_pingpong_64x64x64_s8, bf16, cutlass::bfloat16_t, 64, 64, 64, 8, 1, 0)
+TILEGLU_INSTANTIATE_PINGPONG(k2_pingpong_64x64x64_s8, bf16, cutlass::bfloat16_t, 64, 64, 64, 8, 1, 0)

@@ -1,5 +1,12 @@
-// Kernel-2: one persistent, TMA warp-specialized Pingpong GEMM over [gate | up] weight tiles
-// with SwiGLU computed from the accumulator before the single rounding.
+// The SwiGLU kernels: one persistent, TMA warp-specialized Pingpong GEMM over [gate | up] weight
+// tiles with SwiGLU computed from the accumulators before the single rounding. Both of the
+// design's kernels are this template:
+//   Kernel-2 (kSplitAccumulators = false): one WGMMA of N = 2*tile_n per k-block, one accumulator
+//     whose column halves are gate and up.
+//   Kernel-1 (kSplitAccumulators = true): two WGMMAs of N = tile_n per k-block from the same X
+//     and [gate | up] stage, into a gate and an up accumulator.
+// kOverlapEpilogue = false is the ablation of the overlap below (the tensor cores wait for the
+// epilogue); the sequential gate-then-up K sweep is not built.
 //
 // Warp roles (384 threads): warpgroup 0 is the producer (one elected thread issues the TMA
 // copies of sm90_swiglu_mainloop_tma_gmma_ws.hpp), warpgroups 1 and 2 are consumers. Each
@@ -38,11 +45,15 @@ namespace tileglu::kernels {
 inline constexpr int kMaxCachedDevices = 64;
 
 template <class Element_, int kTileM, int kTileN, int kTileK, int kStages, int kClusterN_,
-          int kPromoteKTiles = 0>
-struct Sm90SwigluK2Pingpong {
+          int kPromoteKTiles = 0, bool kSplitAccumulators = false, bool kOverlapEpilogue_ = true>
+struct Sm90SwigluPingpong {
   using Element = Element_;
   static constexpr int kClusterN = kClusterN_;
-  using Mainloop = Sm90SwigluMainloopK2<Element, kTileM, kTileN, kTileK, kStages, kClusterN, kPromoteKTiles>;
+  // false: the ablation that proves the overlap — a consumer hands the tensor cores to the
+  // other only after its epilogue, so SwiGLU and the stores sit on the critical path.
+  static constexpr bool kOverlapEpilogue = kOverlapEpilogue_;
+  using Mainloop = Sm90SwigluMainloop<Element, kTileM, kTileN, kTileK, kStages, kClusterN,
+                                        kPromoteKTiles, kSplitAccumulators>;
   using Epilogue = Sm90SwigluEpilogue<Element, kTileM, kTileN>;
   using TiledMma = typename Mainloop::TiledMma;
   using Pipeline = typename Mainloop::Pipeline;
@@ -76,7 +87,7 @@ struct Sm90SwigluK2Pingpong {
 
 template <class Kernel>
 __global__ void __launch_bounds__(Kernel::kThreads, 1)
-sm90_swiglu_k2_pingpong_kernel(__grid_constant__ typename Kernel::Params const params) {
+sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const params) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using namespace cute;
   using Mainloop = typename Kernel::Mainloop;
@@ -155,13 +166,14 @@ sm90_swiglu_k2_pingpong_kernel(__grid_constant__ typename Kernel::Params const p
       } else {
         Mainloop::mma(pipeline, read_state, accum, k_tiles, wg_thread_idx, smem.tensors);
       }
-      math_order.arrive();
+      if constexpr (Kernel::kOverlapEpilogue) math_order.arrive();
       Mainloop::mma_tail(pipeline, read_state, k_tiles);
       read_state.advance(2 * k_tiles);  // past this tile and the other consumer's
 
       Kernel::Epilogue::store(accum, tiled_mma, wg_thread_idx, m_blk * Mainloop::kTileM,
                               n_blk * Mainloop::kTileN, params.mainloop.m, params.mainloop.i,
                               params.out, params.ld_out);
+      if constexpr (!Kernel::kOverlapEpilogue) math_order.arrive();
     }
   }
 #endif
@@ -169,7 +181,7 @@ sm90_swiglu_k2_pingpong_kernel(__grid_constant__ typename Kernel::Params const p
 
 // Host side: builds the TMA descriptors for the user's pointers and launches a persistent grid.
 template <class Kernel>
-cudaError_t launch_sm90_swiglu_k2(SwigluParams const& p, int sm_count, cudaStream_t stream) {
+cudaError_t launch_sm90_swiglu_pingpong(SwigluParams const& p, int sm_count, cudaStream_t stream) {
   using Element = typename Kernel::Element;
   using Mainloop = typename Kernel::Mainloop;
   typename Kernel::Params params{
@@ -188,7 +200,7 @@ cudaError_t launch_sm90_swiglu_k2(SwigluParams const& p, int sm_count, cudaStrea
     return cudaErrorInvalidValue;
   }
 
-  auto* kernel = &sm90_swiglu_k2_pingpong_kernel<Kernel>;
+  auto* kernel = &sm90_swiglu_pingpong_kernel<Kernel>;
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          Kernel::kSmemBytes);
   if (err != cudaSuccess) return err;
@@ -235,12 +247,10 @@ cudaError_t launch_sm90_swiglu_k2(SwigluParams const& p, int sm_count, cudaStrea
 }  // namespace tileglu::kernels
 
 // One line per shipped (config, dtype) in instantiations/: defines launch_<name>_<dtype>.
-#define TILEGLU_INSTANTIATE_K2(name, dtype, Element, tile_m, tile_n, tile_k, stages, cluster_n,   \
-                               promote_k_tiles)                                                 \
+// The trailing arguments are Sm90SwigluPingpong's after the element type.
+#define TILEGLU_INSTANTIATE_PINGPONG(name, dtype, Element, ...)                                  \
   namespace tileglu::kernels {                                                                  \
   cudaError_t launch_##name##_##dtype(SwigluParams const& p, int sm_count, cudaStream_t stream) { \
-    return launch_sm90_swiglu_k2<Sm90SwigluK2Pingpong<Element, tile_m, tile_n, tile_k, stages, cluster_n,    \
-                                                      promote_k_tiles>>(                        \
-        p, sm_count, stream);                                                                   \
+    return launch_sm90_swiglu_pingpong<Sm90SwigluPingpong<Element, __VA_ARGS__>>(p, sm_count, stream); \
   }                                                                                             \
   }
