@@ -84,7 +84,8 @@ typedef struct tileglu_swiglu_problem {
 
 /* Which kernel and tile configuration a problem runs with (tileglu_query_config). */
 typedef struct tileglu_config {
-  int kernel;      /* 2 = Kernel-2: one GEMM over [gate | up] tiles, SwiGLU in the epilogue */
+  int kernel;      /* 2 = Kernel-2: one GEMM over [gate | up] tiles, SwiGLU in the epilogue;
+                      1 = Kernel-1: separate gate and up accumulators (runs only when forced) */
   int tile_m;      /* rows of X per consumer-warpgroup tile                                */
   int tile_n;      /* output columns per tile (the GEMM tile is 2 * tile_n wide)            */
   int tile_k;      /* K per pipeline stage                                                  */

@@ -64,6 +64,15 @@
 // cost model above then ranks what is left; it does not price the promotion, so the promoted config
 // (64x64, the same tile as s8) is never compared with a tensor-core one. When `promoted` leaves no
 // valid candidate the default set is used, with a warning. TILEGLU_FORCE_CONFIG overrides both.
+//
+// Kernel family. is_valid() accepts Kernel-2 (kernel == 2: one WGMMA chain over the [gate | up]
+// tile, one accumulator) and Kernel-1 (kernel == 1: separate gate and up accumulators, two WGMMA
+// chains per warpgroup from the same stage; k1_pingpong_128x64x64_s6, and its serialized-epilogue
+// overlap ablation k1_pingpong_128x64x64_s6_serial). Any other kernel value is invalid. Kernel-1
+// configs are never candidates, in either accumulation mode: nothing measured ranks them against
+// Kernel-2 yet (the cost model above would score k1_pingpong_128x64x64_s6 exactly like
+// k2_pingpong_128x64x64_s6), so until a measured table exists they run only when
+// TILEGLU_FORCE_CONFIG names them.
 #include "sm90_heuristics.h"
 
 #include <cstdio>
@@ -148,9 +157,11 @@ void log_choice(const KernelEntry* entries, int count, const Shape& shape, int s
                     e.cost,
                     is_candidate(config, accumulation)
                         ? ""
-                        : (config.promote_k_tiles > 0 ? " (not a candidate: promoted accumulation)"
-                                                      : " (not a candidate: tensorcore "
-                                                        "accumulation)"));
+                        : config.kernel == 1
+                              ? " (not a candidate: kernel 1 runs only when forced)"
+                              : (config.promote_k_tiles > 0
+                                     ? " (not a candidate: promoted accumulation)"
+                                     : " (not a candidate: tensorcore accumulation)"));
     }
     line += buf;
   }
@@ -177,6 +188,8 @@ Accumulation accumulation_from_env() {
 }
 
 bool is_candidate(const KernelConfig& config, Accumulation accumulation) {
+  // Kernel-1 is not measured yet: forced only (see the comment at the top).
+  if (config.kernel != 2) return false;
   return accumulation == Accumulation::kPromoted ? config.promote_k_tiles > 0
                                                  : config.promote_k_tiles == 0;
 }
@@ -186,8 +199,8 @@ bool is_valid(const KernelEntry& entry, const Shape& shape) {
   if (shape.m <= 0 || shape.k <= 0 || shape.i <= 0) return false;
   if (c.tile_m <= 0 || c.tile_n <= 0 || c.tile_k <= 0 || c.stages <= 0) return false;
   if (c.cluster_m <= 0 || c.cluster_n <= 0) return false;
-  // Kernel-2 is the only kernel family the registry ships.
-  if (c.kernel != 2) return false;
+  // The kernel families the registry ships: Kernel-1 (split accumulators) and Kernel-2.
+  if (c.kernel != 1 && c.kernel != 2) return false;
   return (shape.dtype == DType::kFP16 ? entry.launch_fp16 : entry.launch_bf16) != nullptr;
 }
 

@@ -11,6 +11,10 @@
 //                                   serves the problem). Unset or empty: the default; any other
 //                                   value: the default, with a warning. TILEGLU_FORCE_CONFIG
 //                                   overrides it.
+//
+// Kernel-1 configs (kernel == 1: separate gate and up accumulators) are valid but never
+// candidates, whatever TILEGLU_ACCUMULATION says: they are not measured yet, so until a measured
+// table exists they run only when TILEGLU_FORCE_CONFIG names them.
 #pragma once
 
 #include <cstdint>
@@ -33,7 +37,8 @@ const char* accumulation_name(Accumulation accumulation);
 // when it is `promoted`; any other value gives kTensorCore and a warning on stderr.
 Accumulation accumulation_from_env();
 
-// Whether `config` is a candidate under `accumulation` (its promote_k_tiles matches the mode).
+// Whether `config` is a candidate under `accumulation`: a Kernel-2 config (kernel == 2; Kernel-1
+// runs only when forced) whose promote_k_tiles matches the mode.
 bool is_candidate(const KernelConfig& config, Accumulation accumulation);
 
 struct Shape {
@@ -54,7 +59,8 @@ struct Estimate {
   double cost = 0;            // waves * (tile_m + 2 * tile_n), no multicast discount; lower wins
 };
 
-// Whether `entry` can run `shape`: a launcher for the dtype exists and the tile is well formed.
+// Whether `entry` can run `shape`: the kernel is 1 or 2, a launcher for the dtype exists and the
+// tile is well formed. Valid is what forcing needs; the default choice also needs is_candidate().
 bool is_valid(const KernelEntry& entry, const Shape& shape);
 
 Estimate estimate(const KernelConfig& config, const Shape& shape, int sm_count);

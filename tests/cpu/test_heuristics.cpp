@@ -1,6 +1,6 @@
 // The dispatch heuristics: the cost model on the worked examples of sm90_heuristics.cpp (no
 // multicast discount, no-cluster tie-break), the registry's entries, TILEGLU_ACCUMULATION,
-// TILEGLU_FORCE_CONFIG and TILEGLU_LOG_DISPATCH.
+// TILEGLU_FORCE_CONFIG, TILEGLU_LOG_DISPATCH, and Kernel-1 (valid, forced only).
 #include <gtest/gtest.h>
 
 #include <array>
@@ -25,12 +25,17 @@ const KernelEntry kEntries[] = {
     {{"k2_pingpong_128x64x64_c2_s6", 2, 128, 64, 64, 6, 1, 2, 0}, fake_launch, fake_launch},
     {{"k2_pingpong_64x64x64_s8", 2, 64, 64, 64, 8, 1, 1, 0}, fake_launch, fake_launch},
     {{"k2_pingpong_64x64x64_p8_s8", 2, 64, 64, 64, 8, 1, 1, 8}, fake_launch, fake_launch},
+    {{"k1_pingpong_128x64x64_s6", 1, 128, 64, 64, 6, 1, 1, 0}, fake_launch, fake_launch},
+    {{"k1_pingpong_128x64x64_s6_serial", 1, 128, 64, 64, 6, 1, 1, 0}, fake_launch, fake_launch},
 };
-constexpr int kEntryCount = 4;
-constexpr int kS6 = 0;  // 128x64
-constexpr int kC2 = 1;  // 128x64, cluster 1x2 multicasting X
-constexpr int kS8 = 2;  // 64x64
-constexpr int kP8 = 3;  // 64x64, FADD-promoted accumulation every 8 k tiles
+constexpr int kEntryCount = 6;
+constexpr int kS6 = 0;        // 128x64
+constexpr int kC2 = 1;        // 128x64, cluster 1x2 multicasting X
+constexpr int kS8 = 2;        // 64x64
+constexpr int kP8 = 3;        // 64x64, FADD-promoted accumulation every 8 k tiles
+constexpr int kK1 = 4;        // Kernel-1 128x64: separate gate and up accumulators (forced only)
+constexpr int kK1Serial = 5;  // the same with the epilogue serialized: the overlap ablation
+constexpr int kKernel2Count = 4;  // kEntries[0, 4): the Kernel-2 configs
 
 Shape shape(int m, int k, int i, DType dtype = DType::kBF16) {
   Shape s;
@@ -190,7 +195,7 @@ TEST(Heuristics, UnderfilledGpuTakesThe64RowTileWhenItFitsTheSameWaves) {
 TEST(Heuristics, InvalidEntriesAreSkipped) {
   const KernelEntry entries[] = {
       {{"bf16_only_128", 2, 128, 64, 64, 6, 1, 1, 0}, fake_launch, nullptr},
-      {{"kernel1_64", 1, 64, 64, 64, 8, 1, 1, 0}, fake_launch, fake_launch},
+      {{"kernel3_64", 3, 64, 64, 64, 8, 1, 1, 0}, fake_launch, fake_launch},
   };
   EXPECT_TRUE(is_valid(entries[0], shape(1, 64, 64, DType::kBF16)));
   EXPECT_FALSE(is_valid(entries[0], shape(1, 64, 64, DType::kFP16)));
@@ -290,7 +295,9 @@ TEST(Registry, EveryEntryIsWellFormedAndValid) {
     SCOPED_TRACE(e.config.name);
     EXPECT_TRUE(names.insert(e.config.name).second) << "duplicate name";
     EXPECT_LT(std::strlen(e.config.name), sizeof(tileglu_config_t{}.name));
-    EXPECT_EQ(e.config.kernel, 2);
+    EXPECT_TRUE(e.config.kernel == 1 || e.config.kernel == 2) << e.config.kernel;
+    // The name says the kernel: k1_... is Kernel-1, k2_... Kernel-2.
+    EXPECT_EQ(std::string(e.config.name).substr(0, 3), "k" + std::to_string(e.config.kernel) + "_");
     EXPECT_GT(e.config.tile_m, 0);
     EXPECT_GT(e.config.tile_n, 0);
     EXPECT_GT(e.config.tile_k, 0);
@@ -306,6 +313,8 @@ TEST(Registry, EveryEntryIsWellFormedAndValid) {
   EXPECT_GE(registry_index("k2_pingpong_128x64x64_s6"), 0);
   EXPECT_GE(registry_index("k2_pingpong_64x64x64_s8"), 0);
   EXPECT_GE(registry_index("k2_pingpong_64x64x64_p8_s8"), 0);
+  EXPECT_GE(registry_index("k1_pingpong_128x64x64_s6"), 0);
+  EXPECT_GE(registry_index("k1_pingpong_128x64x64_s6_serial"), 0);
 }
 
 TEST(Registry, TheTestTableIsTheRegistry) {
@@ -461,6 +470,14 @@ TEST(Registry, LogDispatchPrintsTheChoice) {
                        "useful=75% cost=512"),
               std::string::npos)
         << err;
+    EXPECT_NE(err.find("  k1_pingpong_128x64x64_s6: tiles=152 waves=2 last_wave_fill=15% "
+                       "useful=75% cost=512 (not a candidate: kernel 1 runs only when forced)"),
+              std::string::npos)
+        << err;
+    EXPECT_NE(err.find("  k1_pingpong_128x64x64_s6_serial: tiles=152 waves=2 last_wave_fill=15% "
+                       "useful=75% cost=512 (not a candidate: kernel 1 runs only when forced)"),
+              std::string::npos)
+        << err;
   }
   {
     ScopedEnv log("TILEGLU_LOG_DISPATCH", "0");
@@ -524,7 +541,7 @@ TEST(Accumulation, CandidatesFollowTheMode) {
   for (int idx = 0; idx < kEntryCount; ++idx) {
     const KernelConfig& c = kEntries[idx].config;
     SCOPED_TRACE(c.name);
-    EXPECT_EQ(is_candidate(c, Accumulation::kTensorCore), idx != kP8);
+    EXPECT_EQ(is_candidate(c, Accumulation::kTensorCore), idx != kP8 && c.kernel == 2);
     EXPECT_EQ(is_candidate(c, Accumulation::kPromoted), idx == kP8);
   }
 }
@@ -720,6 +737,191 @@ TEST(Accumulation, LogDispatchNamesTheMode) {
                        "TILEGLU_FORCE_CONFIG)"),
               std::string::npos)
         << err;
+  }
+}
+
+// --- Kernel-1: valid, never a candidate, runs only when forced ----------------------------------
+
+const char* const kKernel1Names[] = {"k1_pingpong_128x64x64_s6", "k1_pingpong_128x64x64_s6_serial"};
+
+TEST(Kernel1, ValidButNeverACandidate) {
+  for (int idx : {kK1, kK1Serial}) {
+    const KernelEntry& e = kEntries[idx];
+    SCOPED_TRACE(e.config.name);
+    EXPECT_EQ(e.config.kernel, 1);
+    for (DType dtype : {DType::kBF16, DType::kFP16}) {
+      EXPECT_TRUE(is_valid(e, shape(1, 8, 8, dtype)));
+      EXPECT_TRUE(is_valid(e, shape(16384, 8192, 29568, dtype)));
+    }
+    EXPECT_FALSE(is_candidate(e.config, Accumulation::kTensorCore));
+    EXPECT_FALSE(is_candidate(e.config, Accumulation::kPromoted));
+  }
+  // A list of Kernel-1 configs alone has no default choice, in either mode.
+  const KernelEntry only_k1[] = {kEntries[kK1], kEntries[kK1Serial]};
+  for (Accumulation mode : {Accumulation::kTensorCore, Accumulation::kPromoted}) {
+    EXPECT_EQ(choose_from(only_k1, 2, shape(4096, 3584, 18944), 132, mode), -1);
+    EXPECT_EQ(choose_from(only_k1, 2, shape(1, 896, 4864), 132, mode), -1);
+  }
+  // Listed first, at the same cost as k2_pingpong_128x64x64_s6, Kernel-1 still loses.
+  const KernelEntry k1_first[] = {kEntries[kK1], kEntries[kK1Serial], kEntries[kS6]};
+  const Shape s = shape(4096, 3584, 18944);
+  ASSERT_EQ(estimate(k1_first[0].config, s, 132).cost, estimate(k1_first[2].config, s, 132).cost);
+  EXPECT_EQ(choose_from(k1_first, 3, s, 132), 2);
+}
+
+TEST(Kernel1, TheCostModelNeverPicksAKernel1Config) {
+  // Also with the Kernel-1 configs listed first, so that registry order cannot hide a tie with
+  // k2_pingpong_128x64x64_s6 (same tile, same cost).
+  const KernelEntry k1_first[] = {kEntries[kK1], kEntries[kK1Serial], kEntries[kS6],
+                                  kEntries[kC2], kEntries[kS8],       kEntries[kP8]};
+  for (int m : kSpreadM) {
+    for (const auto& ki : kSpreadKI) {
+      for (DType dtype : {DType::kBF16, DType::kFP16}) {
+        for (Accumulation mode : {Accumulation::kTensorCore, Accumulation::kPromoted}) {
+          for (int sms : {2, 78, 114, 132, 133}) {
+            const Shape s = shape(m, ki[0], ki[1], dtype);
+            const int chosen = choose_from(kEntries, kEntryCount, s, sms, mode);
+            SCOPED_TRACE("m=" + std::to_string(m) + " k=" + std::to_string(ki[0]) +
+                         " i=" + std::to_string(ki[1]) + " sms=" + std::to_string(sms) +
+                         (dtype == DType::kFP16 ? " fp16 " : " bf16 ") + accumulation_name(mode));
+            EXPECT_GE(chosen, 0);
+            EXPECT_NE(chosen, kK1);
+            EXPECT_NE(chosen, kK1Serial);
+            // Dropping the Kernel-1 configs changes nothing: they are not candidates at all.
+            EXPECT_EQ(chosen, choose_from(kEntries, kKernel2Count, s, sms, mode));
+            const int reordered = choose_from(k1_first, kEntryCount, s, sms, mode);
+            ASSERT_GE(reordered, 2);
+            EXPECT_STREQ(k1_first[reordered].config.name, kEntries[chosen].config.name);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Kernel1, DefaultDispatchNeverRunsAKernel1Config) {
+  ScopedEnv log("TILEGLU_LOG_DISPATCH", nullptr);
+  ScopedEnv force("TILEGLU_FORCE_CONFIG", nullptr);
+  const int k1 = registry_index("k1_pingpong_128x64x64_s6");
+  const int k1_serial = registry_index("k1_pingpong_128x64x64_s6_serial");
+  ASSERT_GE(k1, 0);
+  ASSERT_GE(k1_serial, 0);
+  int count = 0;
+  const KernelEntry* registry = kernel_registry(&count);
+  for (const char* mode :
+       {static_cast<const char*>(nullptr), "", "tensorcore", "promoted"}) {
+    ScopedEnv a("TILEGLU_ACCUMULATION", mode);
+    testing::internal::CaptureStderr();
+    for (int m : kSpreadM) {
+      for (const auto& ki : kSpreadKI) {
+        for (DType dtype : {DType::kBF16, DType::kFP16}) {
+          for (int sms : {78, 132}) {
+            const int chosen = choose_kernel(m, ki[0], ki[1], dtype, sms);
+            ASSERT_GE(chosen, 0);
+            EXPECT_EQ(registry[chosen].config.kernel, 2)
+                << registry[chosen].config.name << " mode=" << (mode ? mode : "(unset)")
+                << " m=" << m << " k=" << ki[0] << " i=" << ki[1] << " sms=" << sms;
+            EXPECT_NE(chosen, k1);
+            EXPECT_NE(chosen, k1_serial);
+          }
+        }
+      }
+    }
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  }
+}
+
+TEST(Kernel1, PromotedFallbackSkipsKernel1) {
+  // `promoted` with no promoted config for fp16 falls back to the tensor-core set, which still
+  // leaves Kernel-1 out (listed first, at the same cost as `plain`).
+  ScopedEnv log("TILEGLU_LOG_DISPATCH", nullptr);
+  ScopedEnv force("TILEGLU_FORCE_CONFIG", nullptr);
+  ScopedEnv a("TILEGLU_ACCUMULATION", "promoted");
+  const KernelEntry entries[] = {
+      kEntries[kK1],
+      {{"promoted_bf16_only", 2, 64, 64, 64, 8, 1, 1, 8}, fake_launch, nullptr},
+      {{"plain", 2, 128, 64, 64, 6, 1, 1, 0}, fake_launch, fake_launch},
+  };
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(choose_kernel_from(entries, 3, 4096, 4096, 4096, DType::kFP16, 132), 2);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("no promoted-accumulation config can run"), std::string::npos) << err;
+}
+
+TEST(Kernel1, ForcingEachKernel1ConfigSelectsIt) {
+  ScopedEnv log("TILEGLU_LOG_DISPATCH", nullptr);
+  int count = 0;
+  const KernelEntry* registry = kernel_registry(&count);
+  for (const char* name : kKernel1Names) {
+    const int index = registry_index(name);
+    ASSERT_GE(index, 0) << name;
+    EXPECT_EQ(registry[index].config.kernel, 1) << name;
+    ScopedEnv force("TILEGLU_FORCE_CONFIG", name);
+    for (const char* mode : {static_cast<const char*>(nullptr), "promoted"}) {
+      ScopedEnv a("TILEGLU_ACCUMULATION", mode);
+      testing::internal::CaptureStderr();
+      for (int m : kSpreadM) {
+        for (const auto& ki : kSpreadKI) {
+          for (DType dtype : {DType::kBF16, DType::kFP16}) {
+            EXPECT_EQ(choose_kernel(m, ki[0], ki[1], dtype, 132), index)
+                << name << " mode=" << (mode ? mode : "(unset)") << " m=" << m
+                << " k=" << ki[0] << " i=" << ki[1];
+          }
+        }
+      }
+      EXPECT_EQ(testing::internal::GetCapturedStderr(), "") << name;
+    }
+    {
+      ScopedEnv a("TILEGLU_ACCUMULATION", nullptr);
+      ScopedEnv log_on("TILEGLU_LOG_DISPATCH", "1");
+      testing::internal::CaptureStderr();
+      EXPECT_EQ(choose_kernel(4096, 3584, 18944, DType::kBF16, 132), index);
+      const std::string err = testing::internal::GetCapturedStderr();
+      EXPECT_NE(err.find(std::string("accumulation=tensorcore -> ") + name +
+                         " (forced by TILEGLU_FORCE_CONFIG)\n"),
+                std::string::npos)
+          << err;
+      EXPECT_NE(err.find(std::string("* ") + name + ": tiles=9472 waves=72"), std::string::npos)
+          << err;
+    }
+  }
+}
+
+TEST(Kernel1, AnyOtherKernelIsInvalid) {
+  ScopedEnv log("TILEGLU_LOG_DISPATCH", nullptr);
+  ScopedEnv a("TILEGLU_ACCUMULATION", nullptr);
+  const KernelEntry entries[] = {
+      {{"k3_fake_128x64x64_s6", 3, 128, 64, 64, 6, 1, 1, 0}, fake_launch, fake_launch},
+      {{"k0_fake_128x64x64_s6", 0, 128, 64, 64, 6, 1, 1, 0}, fake_launch, fake_launch},
+      {{"plain", 2, 128, 64, 64, 6, 1, 1, 0}, fake_launch, fake_launch},
+  };
+  for (int idx : {0, 1}) {
+    SCOPED_TRACE(entries[idx].config.name);
+    for (DType dtype : {DType::kBF16, DType::kFP16}) {
+      EXPECT_FALSE(is_valid(entries[idx], shape(1, 8, 8, dtype)));
+      EXPECT_FALSE(is_valid(entries[idx], shape(4096, 3584, 18944, dtype)));
+    }
+  }
+  EXPECT_EQ(choose_from(entries, 2, shape(4096, 3584, 18944), 132), -1);
+  EXPECT_EQ(choose_from(entries, 3, shape(4096, 3584, 18944), 132), 2);
+  {
+    // Forcing it is refused with a warning; the heuristic's choice runs.
+    ScopedEnv force("TILEGLU_FORCE_CONFIG", "k3_fake_128x64x64_s6");
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(choose_kernel_from(entries, 3, 4096, 3584, 18944, DType::kBF16, 132), 2);
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("tileglu: warning: TILEGLU_FORCE_CONFIG=k3_fake_128x64x64_s6 cannot run "
+                       "m=4096 k=3584 i=18944 dtype=bf16; ignoring it"),
+              std::string::npos)
+        << err;
+  }
+  {
+    ScopedEnv force("TILEGLU_FORCE_CONFIG", nullptr);
+    ScopedEnv log_on("TILEGLU_LOG_DISPATCH", "1");
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(choose_kernel_from(entries, 3, 4096, 3584, 18944, DType::kBF16, 132), 2);
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("  k3_fake_128x64x64_s6: not valid"), std::string::npos) << err;
   }
 }
 

@@ -188,6 +188,7 @@ TEST_P(SwigluGpu, MatchesReference) {
         ASSERT_EQ(tileglu_query_config(&p, &cfg), TILEGLU_SUCCESS) << tileglu_last_error_message();
         ASSERT_EQ(config, cfg.name);
         EXPECT_EQ(cfg.promote_k_tiles, config == "k2_pingpong_64x64x64_p8_s8" ? 8 : 0);
+        EXPECT_EQ(cfg.kernel, config.compare(0, 3, "k1_") == 0 ? 1 : 2);
 
         int64_t mismatches = -1;
         run_case(c, stacked, &mismatches);
@@ -206,7 +207,10 @@ TEST_P(SwigluGpu, MatchesReference) {
 INSTANTIATE_TEST_SUITE_P(
     AllConfigs, SwigluGpu,
     testing::Combine(testing::Values("k2_pingpong_128x64x64_s6", "k2_pingpong_128x64x64_c2_s6",
-                                     "k2_pingpong_64x64x64_s8", "k2_pingpong_64x64x64_p8_s8"),
+                                     "k2_pingpong_64x64x64_s8", "k2_pingpong_64x64x64_p8_s8",
+                                     // Kernel-1 (forced only) and its overlap ablation.
+                                     "k1_pingpong_128x64x64_s6",
+                                     "k1_pingpong_128x64x64_s6_serial"),
                      testing::Values(Format::kBF16, Format::kFP16)),
     [](const testing::TestParamInfo<SwigluGpu::ParamType>& info) {
       return std::get<0>(info.param) +
