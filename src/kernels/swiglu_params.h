@@ -30,7 +30,8 @@ struct SwigluParams {
 // What the config query reports and the heuristics choose between.
 struct KernelConfig {
   const char* name;  // unique, e.g. "k2_pingpong_128x64x64_s6"
-  int kernel;        // 2 = Kernel-2 (one GEMM over [gate | up] tiles, SwiGLU in the epilogue)
+  int kernel;        // 1 = Kernel-1 (separate gate and up accumulators), 2 = Kernel-2 (one
+                     // accumulator over [gate | up] tiles); SwiGLU in the epilogue either way
   int tile_m;        // rows of X per consumer-warpgroup tile
   int tile_n;        // output columns per tile (GEMM tile is 2 * tile_n wide)
   int tile_k;
