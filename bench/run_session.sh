@@ -1,68 +1,106 @@
 #!/usr/bin/env bash
-# Everything a session checks and times on the GPU machine, in one call of the device tool, with
-# the build tree built on the CPU machine and carried (`carry: ["build"]`):
-#   OUT=/dir bash bench/run_session.sh
-# Each step has its own time limit so that one slow step cannot eat the others' results. The
-# device tool returns at most 8 files, so the main results are plain files and everything else is
-# packed, after every step, into session.tar.gz:
-#   bench.json, log.txt  the C++ check + benchmark, default dispatch, strict 0.01% limit
-#   tests.txt            ctest (GPU tests included) and tests/python on the GPU
-#   session.tar.gz       bench_promoted.json (TILEGLU_ACCUMULATION=promoted), ablation_<config>.json
-#                        (Kernel-2 vs Kernel-1 vs Kernel-1 serialized, prefill M), overhead.json,
-#                        torch.json + torch.png, e2e.json, and the logs of those steps
-# Step limits (seconds): TILEGLU_STEP_LIMITS="ctest bench promoted ablation py tail".
+# GPU checks and benchmarks of a session, run in one call of the device tool with the build tree
+# built on the CPU machine and carried (`carry: ["build"]`):
+#   OUT=/dir bash bench/run_session.sh STEP[:LIMIT_S] ...
+# Steps run in the order given, each under its own time limit (default in the table below) so that
+# one slow step cannot eat the others' results. The device tool returns at most 8 files, so the
+# main results are plain files and everything else is packed, after every step, into
+# session.tar.gz.
+#   step      default limit  writes
+#   ctest     150            tests.txt: ctest (GPU tests included)
+#   bench     200            bench.json, log.txt: check (strict 0.01 %) + bench, default dispatch
+#   tune      300            tune.json, tune.table: bench (bf16) of every config at $TUNE_M
+#   promoted  150            session/bench_promoted.json: check + bench, TILEGLU_ACCUMULATION=promoted
+#   pytest    150            tests.txt (appended): tests/python on the GPU
+#   overhead  60             session/overhead.json: host cost per Python call
+#   torch     300            session/torch.json, torch.png: python/bench_torch.py $TORCH_ARGS
+#   e2e       200            session/e2e.json: python/e2e_qwen.py $E2E_ARGS
+#   ncu       200            session/ncu.txt: Nsight Compute sections of tileglu's default kernel
+#                            and cuBLAS's GEMM on $NCU_MODELS at M = $NCU_M (clocks left alone)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${OUT:-session_out}"
 mkdir -p "$OUT"
-read -r T_CTEST T_BENCH T_PROMOTED T_ABLATION T_PYTEST T_TAIL \
-  <<<"${TILEGLU_STEP_LIMITS:-120 150 150 120 120 150}"
 MORE="$(mktemp -d)/session"
 mkdir -p "$MORE"
 pack() { tar czf "$OUT/session.tar.gz" -C "$(dirname "$MORE")" session; }
+TUNE_M="${TUNE_M:-1,4,16,64,128,256,512,1000,1537,2048,4096,8192,16384}"
 
 export LD_LIBRARY_PATH="$PWD/build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export TILEGLU_LIBRARY="$PWD/build/libtileglu.so"
 export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONUNBUFFERED=1
-step() { echo "[session] $(date -u +%T) $*"; }
+export TILEGLU_COMMIT="${TILEGLU_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
+log() { echo "[session] $(date -u +%T) $*"; }
+# The build tree was configured on the CPU machine: ctest and the tests' library paths name that
+# checkout's absolute path. Where this copy lives elsewhere, make that path lead here.
+src_dir="$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' build/CMakeCache.txt 2>/dev/null)"
+if [[ -n "$src_dir" && "$src_dir" != "$PWD" && ! -e "$src_dir" ]]; then
+  mkdir -p "$(dirname "$src_dir")" && ln -s "$PWD" "$src_dir" && log "linked $src_dir -> $PWD"
+fi
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
+  --format=csv,noheader 2>/dev/null
 
-step "ctest (limit ${T_CTEST}s)"
-timeout "$T_CTEST" ctest --test-dir build --output-on-failure >"$OUT/tests.txt" 2>&1
-echo "ctest exit $?" >>"$OUT/tests.txt"
-tail -3 "$OUT/tests.txt"
-
-step "C++ check + bench, default accumulation (limit ${T_BENCH}s)"
-OUT="$OUT" timeout "$T_BENCH" bash bench/run_gpu.sh --strict >/dev/null 2>&1
-echo "exit $?"; tail -6 "$OUT/log.txt"
-
-step "C++ check + bench, TILEGLU_ACCUMULATION=promoted (limit ${T_PROMOTED}s)"
-TILEGLU_ACCUMULATION=promoted timeout "$T_PROMOTED" build/bench/swiglu_bench --check --bench \
-  --strict --out "$MORE/bench_promoted.json" >"$MORE/promoted_log.txt" 2>&1
-echo "exit $?"; tail -6 "$MORE/promoted_log.txt"; pack
-
-step "ablation: Kernel-2 vs Kernel-1 vs Kernel-1 serialized, prefill M (limit ${T_ABLATION}s)"
-deadline=$(( $(date +%s) + T_ABLATION ))
-left() { local s=$(( deadline - $(date +%s) )); (( s > 1 )) && echo "$s" || echo 1; }
-for c in k2_pingpong_128x64x64_s6 k1_pingpong_128x64x64_s6 k1_pingpong_128x64x64_s6_serial; do
-  timeout "$(left)" build/bench/swiglu_bench --bench --config "$c" --m 128,1000,2048,4096,8192,16384 \
-    --out "$MORE/ablation_$c.json" >"$MORE/ablation_$c.txt" 2>&1
-  echo "$c exit $?"; tail -4 "$MORE/ablation_$c.txt"
+for spec in "$@"; do
+  step="${spec%%:*}"
+  limit="${spec#*:}"
+  [[ "$limit" == "$spec" ]] && limit=""
+  case "$step" in
+    ctest)
+      log "ctest (limit ${limit:=150}s)"
+      timeout "$limit" ctest --test-dir build --output-on-failure >>"$OUT/tests.txt" 2>&1
+      echo "ctest exit $?" | tee -a "$OUT/tests.txt"
+      grep -E "tests passed|FAILED|Failed" "$OUT/tests.txt" | tail -8 ;;
+    bench)
+      log "check + bench, default dispatch (limit ${limit:=200}s)"
+      OUT="$OUT" timeout "$limit" bash bench/run_gpu.sh --strict >/dev/null 2>&1
+      echo "exit $?"; tail -8 "$OUT/log.txt" ;;
+    tune)
+      log "tune: every config, bf16, M in $TUNE_M (limit ${limit:=300}s)"
+      timeout "$limit" build/bench/swiglu_bench --bench --dtype bf16 --m "$TUNE_M" \
+        --tune "$OUT/tune.table" --out "$OUT/tune.json" >"$MORE/tune_log.txt" 2>&1
+      echo "exit $?"; tail -4 "$MORE/tune_log.txt" ;;
+    promoted)
+      log "check + bench, TILEGLU_ACCUMULATION=promoted (limit ${limit:=150}s)"
+      TILEGLU_ACCUMULATION=promoted timeout "$limit" build/bench/swiglu_bench --check --bench \
+        --strict --out "$MORE/bench_promoted.json" >"$MORE/promoted_log.txt" 2>&1
+      echo "exit $?"; tail -6 "$MORE/promoted_log.txt" ;;
+    pytest)
+      log "pytest tests/python (limit ${limit:=150}s)"
+      timeout "$limit" python3 -m pytest tests/python -q -rs -p no:cacheprovider >>"$OUT/tests.txt" 2>&1
+      echo "pytest exit $?" | tee -a "$OUT/tests.txt"; tail -15 "$OUT/tests.txt" ;;
+    overhead)
+      log "Python host overhead (limit ${limit:=60}s)"
+      timeout "$limit" python3 python/bench_overhead.py --json "$MORE/overhead.json" >"$MORE/overhead.txt" 2>&1
+      echo "exit $?"; tail -6 "$MORE/overhead.txt" ;;
+    torch)
+      log "python/bench_torch.py ${TORCH_ARGS:-} (limit ${limit:=300}s)"
+      # shellcheck disable=SC2086
+      timeout "$limit" python3 python/bench_torch.py ${TORCH_ARGS:-} --json "$MORE/torch.json" \
+        --png "$MORE/torch.png" >"$MORE/torch.txt" 2>&1
+      echo "exit $?"; tail -40 "$MORE/torch.txt" ;;
+    e2e)
+      log "python/e2e_qwen.py ${E2E_ARGS:-} (limit ${limit:=200}s)"
+      # shellcheck disable=SC2086
+      timeout "$limit" python3 python/e2e_qwen.py ${E2E_ARGS:-} --json "$MORE/e2e.json" >"$MORE/e2e.txt" 2>&1
+      echo "exit $?"; tail -20 "$MORE/e2e.txt" ;;
+    ncu)
+      log "ncu on ${NCU_MODELS:=qwen2.5-0.5b,qwen2.5-72b} M=${NCU_M:=16384} (limit ${limit:=200}s)"
+      deadline=$(( $(date +%s) + limit ))
+      for model in ${NCU_MODELS//,/ }; do
+        for kernel in "swiglu_pingpong" "xmma|nvjet|sm90_gemm|cutlass"; do
+          left=$(( deadline - $(date +%s) )); (( left > 5 )) || break
+          timeout "$left" ncu --clock-control none -k "regex:$kernel" -c 1 \
+            --section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
+            --section WarpStateStats --section LaunchStats --section Occupancy \
+            build/bench/swiglu_bench --bench --no-ceilings --dtype bf16 --models "$model" \
+            --m "$NCU_M" --reps 1 --out /dev/null >>"$MORE/ncu.txt" 2>&1
+        done
+      done
+      grep -E "^  [a-zA-Z_].*\(|SM Frequency|Duration|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|L1/TEX Cache Throughput|DRAM Throughput|Registers Per" "$MORE/ncu.txt" | head -80 ;;
+    *)
+      echo "unknown step '$step'" >&2 ;;
+  esac
+  pack
 done
-pack
-
-step "pytest tests/python (limit ${T_PYTEST}s)"
-timeout "$T_PYTEST" python3 -m pytest tests/python -q -rs -p no:cacheprovider >>"$OUT/tests.txt" 2>&1
-echo "pytest exit $?" >>"$OUT/tests.txt"
-tail -3 "$OUT/tests.txt"
-
-step "Python overhead, PyTorch bench, end-to-end (limit ${T_TAIL}s together)"
-deadline=$(( $(date +%s) + T_TAIL ))
-timeout "$(left)" python3 python/bench_overhead.py --json "$MORE/overhead.json" >"$MORE/overhead.txt" 2>&1
-tail -3 "$MORE/overhead.txt"; pack
-timeout "$(left)" python3 python/bench_torch.py --json "$MORE/torch.json" --png "$MORE/torch.png" \
-  >"$MORE/torch.txt" 2>&1
-tail -5 "$MORE/torch.txt"; pack
-timeout "$(left)" python3 python/e2e_qwen.py --json "$MORE/e2e.json" >"$MORE/e2e.txt" 2>&1
-tail -5 "$MORE/e2e.txt"; pack
-step "done"
+log "done"

@@ -968,6 +968,14 @@ struct Row {
   Timing ours, gemm, gemm_silu, eager;
   Timing ours_graph, gemm_silu_graph, eager_graph, gemm_graph;
   bool graphed = false;
+  // --tune: every configuration valid for the shape, timed like `ours` (graph too when M <= 64).
+  struct Tuned {
+    std::string config;
+    Timing t, graph;
+    // What the tuner ranks by: graph replay for decode sizes (what a server sees), else events.
+    double score_us() const { return graph.runs > 0 ? graph.median_us : t.median_us; }
+  };
+  std::vector<Tuned> tuned;
 };
 
 struct Options {
@@ -978,6 +986,8 @@ struct Options {
   std::string dtype = "both";
   std::string out = "bench_results.json";
   std::string config;
+  bool ceilings = true;      // --no-ceilings: skip the copy and 8192^3 GEMM (for profilers)
+  std::string tune;          // --tune PATH: time every config, write the fastest per shape there
   int reps = 0;
   bool quick = false;
   bool strict = false;       // judge the mismatch share by 0.01% alone
@@ -1290,6 +1300,68 @@ std::vector<EdgeCase> edge_cases() {
 }
 
 // ------------------------------------------------------------------------------------------------
+// --tune: every compiled configuration on one (model, M), forced through TILEGLU_FORCE_CONFIG
+// (read by the library on every call). A config the library does not run for this shape (the
+// query names another) is skipped. The environment is restored to --config's value afterwards.
+// ------------------------------------------------------------------------------------------------
+template <typename T>
+void tune_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
+  Device& dev = ctx.dev;
+  const int64_t m = row->m, k = row->k, i = row->i;
+  const tileglu_dtype_t dt = TypeInfo<T>::kDtype;
+  const int count = tileglu_config_count();
+  for (int idx = 0; idx < count; ++idx) {
+    tileglu_config_t cfg{};
+    if (tileglu_config_at(idx, &cfg) != TILEGLU_SUCCESS) continue;
+    setenv("TILEGLU_FORCE_CONFIG", cfg.name, 1);
+    tileglu_swiglu_problem_t p = make_problem(dt, m, k, i, x, k, w, w + i * k, k, out, i);
+    tileglu_config_t runs{};
+    if (tileglu_query_config(&p, &runs) != TILEGLU_SUCCESS || std::strcmp(runs.name, cfg.name) != 0)
+      continue;
+    Row::Tuned tuned;
+    tuned.config = cfg.name;
+    auto call = [&](cudaStream_t s) {
+      return tileglu_swiglu_stacked(dt, m, k, i, x, k, w, k, out, i, s) == TILEGLU_SUCCESS;
+    };
+    tuned.t = time_variant(dev, ctx.events, ctx.topt, [&](cudaStream_t s) { call(s); });
+    if (m <= 64) tuned.graph = time_variant_graph(dev, ctx.topt, call);
+    CUDA_CHECK(cudaGetLastError());
+    row->tuned.push_back(tuned);
+  }
+  if (ctx.opt.config.empty()) {
+    unsetenv("TILEGLU_FORCE_CONFIG");
+  } else {
+    setenv("TILEGLU_FORCE_CONFIG", ctx.opt.config.c_str(), 1);
+  }
+}
+
+// The tuning table (format: src/dispatch/tuning_table.h): per row, the config of least score.
+bool write_tuning_table(const std::string& path, const Device& dev, const std::string& dtype,
+                        const std::vector<Row>& rows) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) {
+    std::fprintf(stderr, "cannot write %s\n", path.c_str());
+    return false;
+  }
+  std::fprintf(f, "# written by swiglu_bench --tune at commit %s\n",
+               std::getenv("TILEGLU_COMMIT") ? std::getenv("TILEGLU_COMMIT") : "unknown");
+  std::fprintf(f, "tileglu-tuning-table 1\nlibrary %d.%d.%d\ndevice %s\nsm_count %d\n",
+               TILEGLU_VERSION_MAJOR, TILEGLU_VERSION_MINOR, TILEGLU_VERSION_PATCH,
+               dev.name.c_str(), dev.sm_count);
+  std::fprintf(f, "# dtype K I M config time_us (graph replay for M <= 64, else events)\n");
+  for (const Row& r : rows) {
+    const Row::Tuned* best = nullptr;
+    for (const Row::Tuned& t : r.tuned)
+      if (std::isfinite(t.score_us()) && (!best || t.score_us() < best->score_us())) best = &t;
+    if (!best) continue;
+    std::fprintf(f, "%s %lld %lld %lld %s %.3f\n", dtype.c_str(), (long long)r.k, (long long)r.i,
+                 (long long)r.m, best->config.c_str(), best->score_us());
+  }
+  std::fclose(f);
+  return true;
+}
+
+// ------------------------------------------------------------------------------------------------
 // Bench of one (model, M).
 // ------------------------------------------------------------------------------------------------
 template <typename T>
@@ -1357,6 +1429,7 @@ void bench_case(Context& ctx, Row* row) {
     std::printf("  cuBLASLt found no algorithm for the half GEMM\n");
   }
   row->benched = true;
+  if (!ctx.opt.tune.empty()) tune_case<T>(ctx, row, x, w, out);
 
   if (m <= 64) {
     row->graphed = true;
@@ -1492,6 +1565,9 @@ void usage() {
       "                    a subset of M, bench bf16; fp16: check and bench fp16 only)\n"
       "  --out PATH        JSON results (default bench_results.json)\n"
       "  --config NAME     force a kernel config (sets TILEGLU_FORCE_CONFIG)\n"
+      "  --no-ceilings     skip the bandwidth and 8192^3 GEMM ceilings (e.g. under a profiler)\n"
+      "  --tune PATH       in the bench phase also time every valid config per case and write\n"
+      "                    the fastest per (K, I, M) to PATH as a tuning table (TILEGLU_TUNING_TABLE)\n"
       "  --reps N          exactly N timed runs per variant (default adaptive: ~100 ms, 10..200)\n"
       "  --quick           M in {1,16,128,1000,4096} unless --m; ~20 ms per variant\n"
       "  --strict          fail a case whose mismatch share exceeds 0.01%%, whatever the cuBLASLt\n"
@@ -1553,6 +1629,10 @@ bool parse_args(int argc, char** argv, Options* o) {
       if (!next(&o->out)) return false;
     } else if (arg == "--config") {
       if (!next(&o->config)) return false;
+    } else if (arg == "--no-ceilings") {
+      o->ceilings = false;
+    } else if (arg == "--tune") {
+      if (!next(&o->tune)) return false;
     } else if (arg == "--reps") {
       if (!next(&v)) return false;
       o->reps = std::atoi(v.c_str());
@@ -1802,7 +1882,7 @@ int main(int argc, char** argv) {
   std::vector<std::pair<EdgeCase, CheckResult>> edge_results;
   int check_cases = 0, check_failed = 0, strict_failed = 0;
 
-  if (opt.bench) {
+  if (opt.bench && opt.ceilings) {
     ceil = measure_ceilings(ctx);
     read_sm_clock(dev, &sm_clock, &sm_clock_max, &clock_source);
     std::printf("ceilings: d2d copy 1 GiB %.1f us = %.0f GB/s (read+write); cuBLASLt bf16 8192^3 "
@@ -1910,9 +1990,16 @@ int main(int argc, char** argv) {
                     r.ours_graph.median_us, r.gemm_graph.median_us, r.gemm_silu_graph.median_us,
                     r.eager_graph.median_us);
       std::printf("  [%.1fs]\n", now_seconds() - t0);
+      for (const auto& t : r.tuned)
+        std::printf("    tune %-34s %9.2f us%s\n", t.config.c_str(), t.t.median_us,
+                    t.graph.runs > 0 ? (" graph " + std::to_string(t.graph.median_us)).c_str() : "");
       std::fflush(stdout);
     }
     std::printf("bench: %zu cases; %.1f s\n", rows.size(), now_seconds() - t0);
+    if (!opt.tune.empty()) {
+      if (!write_tuning_table(opt.tune, dev, opt.dtype == "fp16" ? "fp16" : "bf16", rows)) return 2;
+      std::printf("wrote tuning table %s\n", opt.tune.c_str());
+    }
   }
 
   // Summary table.
@@ -2071,6 +2158,15 @@ int main(int argc, char** argv) {
     s += ", \"mismatch_limit_pct\": " + (c.ran ? jnum(c.limit_pct) : std::string("null"));
     if (r.bf16.ran && r.fp16.ran) s += ", \"fp16_check\": " + check_json(r.fp16);
     if (!c.status.empty()) s += ", \"check_status\": " + jstr(c.status);
+    if (!r.tuned.empty()) {
+      s += ", \"tuned\": [";
+      for (size_t t = 0; t < r.tuned.size(); ++t) {
+        s += std::string(t ? ", " : "") + "{\"config\": " + jstr(r.tuned[t].config) +
+             ", \"us\": " + jnum(r.tuned[t].t.median_us) +
+             ", \"graph_us\": " + (r.tuned[t].graph.runs > 0 ? jnum(r.tuned[t].graph.median_us) : std::string("null")) + "}";
+      }
+      s += "]";
+    }
     if (r.graphed) {
       s += ", \"ours_graph_us\": " + jnum(r.ours_graph.median_us);
       s += ", \"cublas_gemm_graph_us\": " + jnum(r.gemm_graph.median_us);

@@ -49,7 +49,9 @@ typedef enum tileglu_status {
   TILEGLU_ERROR_UNSUPPORTED_DTYPE = 7,  /* dtype is not TILEGLU_DTYPE_BF16 / TILEGLU_DTYPE_FP16 */
   TILEGLU_ERROR_UNSUPPORTED_DEVICE = 8, /* no CUDA device, or the current device is not sm_90   */
   TILEGLU_ERROR_CUDA = 9,               /* a CUDA runtime or driver call failed                 */
-  TILEGLU_ERROR_NO_KERNEL = 10          /* no compiled kernel serves this problem               */
+  TILEGLU_ERROR_NO_KERNEL = 10,         /* no compiled kernel serves this problem               */
+  TILEGLU_ERROR_INVALID_ARGUMENT = 11,  /* an index out of range, or an empty path              */
+  TILEGLU_ERROR_INVALID_TABLE = 12      /* a tuning table unreadable, malformed or stale        */
 } tileglu_status_t;
 
 typedef enum tileglu_dtype {
@@ -121,6 +123,25 @@ tileglu_status_t tileglu_swiglu_stacked(tileglu_dtype_t dtype, int64_t m, int64_
 TILEGLU_API
 tileglu_status_t tileglu_query_config(const tileglu_swiglu_problem_t* problem,
                                       tileglu_config_t* config);
+
+/* The compiled kernel configurations, in a fixed order: how many there are, and the one at
+ * `index` (0 <= index < tileglu_config_count()). With TILEGLU_FORCE_CONFIG=<name> any of them
+ * runs any problem it is valid for (how the tuner times them). */
+TILEGLU_API
+int tileglu_config_count(void);
+TILEGLU_API
+tileglu_status_t tileglu_config_at(int index, tileglu_config_t* config);
+
+/* Loads a tuning table written by `swiglu_bench --tune PATH` (bench/README.md): from then on the
+ * problems it covers run the configuration it names, instead of the embedded default table's.
+ * A table that cannot be read, is malformed, or is stale (written by another library version, for
+ * another device, or naming a configuration this build lacks) is rejected with
+ * TILEGLU_ERROR_INVALID_TABLE and a message naming the file, line and fault; the table in use
+ * before the call stays in use. NULL drops a loaded table (back to the embedded default).
+ * The environment variable TILEGLU_TUNING_TABLE=<path> loads one at the first call (a rejected
+ * file is reported on stderr). Needs the device only to check that the table was tuned on it. */
+TILEGLU_API
+tileglu_status_t tileglu_load_tuning_table(const char* path);
 
 /* A fixed name for a status, e.g. "TILEGLU_ERROR_ALIASING". Never NULL. */
 TILEGLU_API

@@ -6,6 +6,7 @@
     tileglu.swiglu(x, w_gate, w_up, out=h)       # into an existing tensor
     torch.ops.tileglu.swiglu(x, w_gate, w_up)    # the custom op (torch.compile, CUDA graphs)
     tileglu.patch(model); tileglu.unpatch(model) # Hugging Face Qwen2/Llama/Mistral MLPs
+    tileglu.load_tuning_table("h200.table")      # dispatch by your own tuner run
 
 Importing never loads the library and never fails for its absence; the first call that needs it
 loads it (see tileglu._lib for where it is looked for) or raises LibraryNotFoundError. The
@@ -13,7 +14,8 @@ torch-free parts (library loading, status codes, exceptions) import without PyTo
 """
 from ._errors import (STATUS, STATUS_NAMES, LibraryNotFoundError, TileGluDeviceError,
                       TileGluError, TileGluTypeError, TileGluValueError)
-from ._lib import ENV_VAR, candidate_paths, find_library, load_library, status_string
+from ._lib import (ENV_VAR, candidate_paths, find_library, load_library, load_tuning_table,
+                   status_string)
 
 __version__ = "0.1.0"
 
@@ -34,5 +36,6 @@ __all__ = [
     "swiglu", "swiglu_reference", "query_config", "patch", "unpatch",
     "TileGluError", "TileGluValueError", "TileGluTypeError", "TileGluDeviceError",
     "LibraryNotFoundError", "STATUS", "STATUS_NAMES",
-    "ENV_VAR", "candidate_paths", "find_library", "load_library", "status_string",
+    "ENV_VAR", "candidate_paths", "find_library", "load_library", "load_tuning_table",
+    "status_string",
 ]

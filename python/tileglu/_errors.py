@@ -20,6 +20,8 @@ STATUS_NAMES = {
     8: "TILEGLU_ERROR_UNSUPPORTED_DEVICE",
     9: "TILEGLU_ERROR_CUDA",
     10: "TILEGLU_ERROR_NO_KERNEL",
+    11: "TILEGLU_ERROR_INVALID_ARGUMENT",
+    12: "TILEGLU_ERROR_INVALID_TABLE",
 }
 STATUS = {name: value for value, name in STATUS_NAMES.items()}
 
@@ -34,6 +36,8 @@ UNSUPPORTED_DTYPE = 7
 UNSUPPORTED_DEVICE = 8
 CUDA = 9
 NO_KERNEL = 10
+INVALID_ARGUMENT = 11
+INVALID_TABLE = 12
 
 
 class TileGluError(RuntimeError):
@@ -73,6 +77,8 @@ STATUS_EXCEPTIONS = {
     UNSUPPORTED_DEVICE: TileGluDeviceError,
     CUDA: TileGluDeviceError,
     NO_KERNEL: TileGluDeviceError,
+    INVALID_ARGUMENT: TileGluValueError,
+    INVALID_TABLE: TileGluValueError,
 }
 
 

@@ -148,6 +148,7 @@ class Library:
             [_c_int, _c_i64, _c_i64, _c_i64, _c_vp, _c_i64, _c_vp, _c_i64, _c_vp, _c_i64, _c_vp])
         self.query_config = bind("tileglu_query_config", _c_int,
                                  [ctypes.POINTER(SwigluProblem), ctypes.c_void_p])
+        self.load_tuning_table_fn = bind("tileglu_load_tuning_table", _c_int, [ctypes.c_char_p])
         self.status_string = bind("tileglu_status_string", ctypes.c_char_p, [_c_int])
         self.last_error_message = bind("tileglu_last_error_message", ctypes.c_char_p, [])
 
@@ -175,6 +176,14 @@ class Library:
         return result
 
 
+    def load_tuning_table(self, path):
+        """tileglu_load_tuning_table: `path` (str or os.PathLike) or None to drop a loaded table."""
+        arg = None if path is None else os.fsencode(path)
+        status = self.load_tuning_table_fn(arg)
+        if status:
+            raise self.error(status, "tileglu.load_tuning_table")
+
+
 _LIBRARY = None
 _LOCK = threading.Lock()
 
@@ -191,6 +200,14 @@ def load_library(path=None):
         elif _LIBRARY is None:
             _LIBRARY = Library(find_library())
         return _LIBRARY
+
+
+def load_tuning_table(path):
+    """Dispatch by a table written by ``swiglu_bench --tune PATH`` on this GPU (bench/README.md)
+    from now on, for the shapes it covers; ``None`` goes back to the embedded default. A table
+    that is unreadable, malformed or stale raises TileGluValueError naming the file, line and
+    fault, and the table in use stays. Same as the C ``tileglu_load_tuning_table``."""
+    load_library().load_tuning_table(path)
 
 
 def status_string(status):

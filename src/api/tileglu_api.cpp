@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include "../dispatch/sm90_heuristics.h"
+#include "../dispatch/tuning_table.h"
 #include "../kernels/swiglu_params.h"
 #include "device.h"
 #include "problem.h"
@@ -128,6 +129,50 @@ tileglu_status_t tileglu_query_config(const tileglu_swiglu_problem_t* problem,
   return finish(TILEGLU_SUCCESS, {});
 }
 
+int tileglu_config_count(void) {
+  int count = 0;
+  tileglu::kernel_registry(&count);
+  return count;
+}
+
+tileglu_status_t tileglu_config_at(int index, tileglu_config_t* config) {
+  using namespace tileglu::api;
+  if (config == nullptr) return finish(TILEGLU_ERROR_NULL_POINTER, "config is NULL");
+  int count = 0;
+  const tileglu::KernelEntry* registry = tileglu::kernel_registry(&count);
+  if (index < 0 || index >= count) {
+    return finish(TILEGLU_ERROR_INVALID_ARGUMENT, "index (=" + std::to_string(index) +
+                                                      ") must be in [0, " +
+                                                      std::to_string(count) + ")");
+  }
+  *config = to_public_config(registry[index].config);
+  return finish(TILEGLU_SUCCESS, {});
+}
+
+tileglu_status_t tileglu_load_tuning_table(const char* path) {
+  using namespace tileglu::api;
+  using namespace tileglu::dispatch;
+  if (path == nullptr) {
+    set_user_table(nullptr);
+    return finish(TILEGLU_SUCCESS, {});
+  }
+  if (path[0] == '\0') return finish(TILEGLU_ERROR_INVALID_ARGUMENT, "path is empty");
+  std::string message;
+  std::shared_ptr<const TuningTable> table = load_tuning_table_file(path, &message);
+  if (!table) return finish(TILEGLU_ERROR_INVALID_TABLE, std::move(message));
+  DeviceInfo device;
+  const tileglu_status_t device_status = current_device(&device, &message);
+  if (device_status != TILEGLU_SUCCESS) return finish(device_status, std::move(message));
+  if (table->sm_count != device.sm_count) {
+    return finish(TILEGLU_ERROR_INVALID_TABLE,
+                  std::string(path) + ": stale: tuned on a device of " +
+                      std::to_string(table->sm_count) + " SMs (" + table->device +
+                      "), the current device has " + std::to_string(device.sm_count));
+  }
+  set_user_table(std::move(table));
+  return finish(TILEGLU_SUCCESS, {});
+}
+
 const char* tileglu_status_string(tileglu_status_t status) {
   switch (status) {
     case TILEGLU_SUCCESS: return "TILEGLU_SUCCESS";
@@ -141,6 +186,8 @@ const char* tileglu_status_string(tileglu_status_t status) {
     case TILEGLU_ERROR_UNSUPPORTED_DEVICE: return "TILEGLU_ERROR_UNSUPPORTED_DEVICE";
     case TILEGLU_ERROR_CUDA: return "TILEGLU_ERROR_CUDA";
     case TILEGLU_ERROR_NO_KERNEL: return "TILEGLU_ERROR_NO_KERNEL";
+    case TILEGLU_ERROR_INVALID_ARGUMENT: return "TILEGLU_ERROR_INVALID_ARGUMENT";
+    case TILEGLU_ERROR_INVALID_TABLE: return "TILEGLU_ERROR_INVALID_TABLE";
   }
   return "TILEGLU_STATUS_UNKNOWN";
 }

@@ -131,7 +131,8 @@ int forced_index(const KernelEntry* entries, int count, const Shape& shape) {
 // `accumulation` is the mode the candidates were taken from (after a fallback, kTensorCore);
 // `fell_back` says that `promoted` was asked for and no promoted config could run the shape.
 void log_choice(const KernelEntry* entries, int count, const Shape& shape, int sm_count,
-                int chosen, bool forced, Accumulation accumulation, bool fell_back) {
+                int chosen, bool forced, const TuningTable* table, Accumulation accumulation,
+                bool fell_back) {
   std::string line;
   char buf[320];
   std::snprintf(buf, sizeof(buf),
@@ -142,6 +143,11 @@ void log_choice(const KernelEntry* entries, int count, const Shape& shape, int s
                 forced ? " (forced by TILEGLU_FORCE_CONFIG)" : "",
                 fell_back ? " (no promoted config serves the shape: tensorcore used)" : "");
   line += buf;
+  if (table != nullptr) {
+    line += " (tuning table " + table->source + ")";
+  } else if (!forced && chosen >= 0) {
+    line += " (cost model)";
+  }
   for (int idx = 0; idx < count; ++idx) {
     const KernelConfig& config = entries[idx].config;
     if (!is_valid(entries[idx], shape)) {
@@ -157,8 +163,8 @@ void log_choice(const KernelEntry* entries, int count, const Shape& shape, int s
                     e.cost,
                     is_candidate(config, accumulation)
                         ? ""
-                        : config.kernel == 1
-                              ? " (not a candidate: kernel 1 runs only when forced)"
+                        : !config.cost_model_candidate
+                              ? " (not a candidate: not in the cost model)"
                               : (config.promote_k_tiles > 0
                                      ? " (not a candidate: promoted accumulation)"
                                      : " (not a candidate: tensorcore accumulation)"));
@@ -188,8 +194,8 @@ Accumulation accumulation_from_env() {
 }
 
 bool is_candidate(const KernelConfig& config, Accumulation accumulation) {
-  // Kernel-1 is not measured yet: forced only (see the comment at the top).
-  if (config.kernel != 2) return false;
+  // Only the configs the cost model was checked against (see the comment at the top).
+  if (!config.cost_model_candidate) return false;
   return accumulation == Accumulation::kPromoted ? config.promote_k_tiles > 0
                                                  : config.promote_k_tiles == 0;
 }
@@ -243,11 +249,13 @@ int choose_from(const KernelEntry* entries, int count, const Shape& shape, int s
 int choose_kernel(int m, int k, int i, DType dtype, int sm_count) {
   int count = 0;
   const KernelEntry* entries = kernel_registry(&count);
-  return choose_kernel_from(entries, count, m, k, i, dtype, sm_count);
+  const std::shared_ptr<const TuningTable> user = user_table();
+  const TuningTable* const tables[2] = {user.get(), embedded_table()};
+  return choose_kernel_from(entries, count, m, k, i, dtype, sm_count, tables, 2);
 }
 
 int choose_kernel_from(const KernelEntry* entries, int count, int m, int k, int i, DType dtype,
-                       int sm_count) {
+                       int sm_count, const TuningTable* const* tables, int table_count) {
   Shape shape;
   shape.m = m;
   shape.k = k;
@@ -258,7 +266,18 @@ int choose_kernel_from(const KernelEntry* entries, int count, int m, int k, int 
   bool fell_back = false;
   int chosen = forced_index(entries, count, shape);
   const bool forced = chosen >= 0;
-  if (!forced) {
+  const TuningTable* from_table = nullptr;
+  for (int t = 0; !forced && from_table == nullptr && t < table_count; ++t) {
+    const TuningTable* table = tables[t];
+    if (table == nullptr || table->sm_count != sm_count) continue;
+    const int idx = table->lookup(m, k, i, dtype);
+    if (idx < 0 || idx >= count || !is_valid(entries[idx], shape)) continue;
+    const bool promoted = entries[idx].config.promote_k_tiles > 0;
+    if (promoted != (accumulation == Accumulation::kPromoted)) continue;
+    chosen = idx;
+    from_table = table;
+  }
+  if (!forced && from_table == nullptr) {
     chosen = choose_from(entries, count, shape, sm_count, accumulation);
     if (chosen < 0 && accumulation == Accumulation::kPromoted) {
       std::fprintf(stderr,
@@ -271,7 +290,8 @@ int choose_kernel_from(const KernelEntry* entries, int count, int m, int k, int 
     }
   }
   if (env_flag("TILEGLU_LOG_DISPATCH")) {
-    log_choice(entries, count, shape, sm_count, chosen, forced, accumulation, fell_back);
+    log_choice(entries, count, shape, sm_count, chosen, forced, from_table, accumulation,
+               fell_back);
   }
   return chosen;
 }

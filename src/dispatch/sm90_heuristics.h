@@ -21,6 +21,7 @@
 #include <string>
 
 #include "../kernels/swiglu_params.h"
+#include "tuning_table.h"
 
 namespace tileglu {
 namespace dispatch {
@@ -72,14 +73,19 @@ int choose_from(const KernelEntry* entries, int count, const Shape& shape, int s
                 Accumulation accumulation = Accumulation::kTensorCore);
 
 // The index into kernel_registry() to run (m, k, i, dtype) with on a device of `sm_count` SMs, or
-// -1 when no compiled kernel serves it. Honours TILEGLU_FORCE_CONFIG, TILEGLU_ACCUMULATION and
-// TILEGLU_LOG_DISPATCH.
+// -1 when no compiled kernel serves it. In order: TILEGLU_FORCE_CONFIG; the user's tuning table
+// (tileglu_load_tuning_table, TILEGLU_TUNING_TABLE); the embedded measured table; the cost model.
+// Honours TILEGLU_ACCUMULATION and TILEGLU_LOG_DISPATCH.
 int choose_kernel(int m, int k, int i, DType dtype, int sm_count);
 
 // choose_kernel() over `entries[0, count)` instead of the registry (the environment variables
-// included): for tests.
+// included): for tests. `tables[0, table_count)` are consulted in order after
+// TILEGLU_FORCE_CONFIG and before the cost model; a table is used only when it was tuned on
+// `sm_count` SMs, covers the shape, and names a config that is valid for it and of the
+// accumulation mode's kind. Null entries are skipped.
 int choose_kernel_from(const KernelEntry* entries, int count, int m, int k, int i, DType dtype,
-                       int sm_count);
+                       int sm_count, const TuningTable* const* tables = nullptr,
+                       int table_count = 0);
 
 }  // namespace dispatch
 }  // namespace tileglu

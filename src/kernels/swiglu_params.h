@@ -39,6 +39,10 @@ struct KernelConfig {
   int cluster_m;
   int cluster_n;
   int promote_k_tiles;  // 0: tensor-core accumulation only; P > 0: FADD-promoted every P k tiles
+  // Whether the cost model (src/dispatch) may pick it for a shape no measured table covers.
+  // Configs without a measured standing there (Kernel-1, the ablations, the tiles added for the
+  // tuner) run only from a measured table or when forced.
+  bool cost_model_candidate;
 };
 
 // Launches the kernel on `stream` for a validated problem. `sm_count` is the current device's

@@ -69,9 +69,11 @@ TEST(StatusString, EveryCode) {
       {TILEGLU_ERROR_UNSUPPORTED_DEVICE, "TILEGLU_ERROR_UNSUPPORTED_DEVICE"},
       {TILEGLU_ERROR_CUDA, "TILEGLU_ERROR_CUDA"},
       {TILEGLU_ERROR_NO_KERNEL, "TILEGLU_ERROR_NO_KERNEL"},
+      {TILEGLU_ERROR_INVALID_ARGUMENT, "TILEGLU_ERROR_INVALID_ARGUMENT"},
+      {TILEGLU_ERROR_INVALID_TABLE, "TILEGLU_ERROR_INVALID_TABLE"},
   };
   for (const auto& c : cases) EXPECT_STREQ(tileglu_status_string(c.status), c.name);
-  EXPECT_STREQ(tileglu_status_string(static_cast<tileglu_status_t>(11)), "TILEGLU_STATUS_UNKNOWN");
+  EXPECT_STREQ(tileglu_status_string(static_cast<tileglu_status_t>(13)), "TILEGLU_STATUS_UNKNOWN");
   EXPECT_STREQ(tileglu_status_string(static_cast<tileglu_status_t>(-1)), "TILEGLU_STATUS_UNKNOWN");
 }
 

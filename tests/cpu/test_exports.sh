@@ -5,7 +5,8 @@ set -euo pipefail
 lib="$1"
 exported="$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sort)"
 want="$(printf '%s\n' tileglu_last_error_message tileglu_query_config tileglu_status_string \
-          tileglu_swiglu tileglu_swiglu_separate tileglu_swiglu_stacked | sort)"
+          tileglu_swiglu tileglu_swiglu_separate tileglu_swiglu_stacked \
+          tileglu_config_count tileglu_config_at tileglu_load_tuning_table | sort)"
 missing="$(comm -13 <(echo "$exported") <(echo "$want"))"
 tileglu_internal="$(echo "$exported" | grep -E 'tileglu' | grep -vxF "$want" || true)"
 status=0

@@ -21,14 +21,17 @@ cudaError_t fake_launch(const SwigluParams&, int, cudaStream_t) { return cudaSuc
 
 // The shipped configurations (as in src/kernels/registry.cpp), with launchers never called.
 const KernelEntry kEntries[] = {
-    {{"k2_pingpong_128x64x64_s6", 2, 128, 64, 64, 6, 1, 1, 0}, fake_launch, fake_launch},
-    {{"k2_pingpong_128x64x64_c2_s6", 2, 128, 64, 64, 6, 1, 2, 0}, fake_launch, fake_launch},
-    {{"k2_pingpong_64x64x64_s8", 2, 64, 64, 64, 8, 1, 1, 0}, fake_launch, fake_launch},
-    {{"k2_pingpong_64x64x64_p8_s8", 2, 64, 64, 64, 8, 1, 1, 8}, fake_launch, fake_launch},
-    {{"k1_pingpong_128x64x64_s6", 1, 128, 64, 64, 6, 1, 1, 0}, fake_launch, fake_launch},
-    {{"k1_pingpong_128x64x64_s6_serial", 1, 128, 64, 64, 6, 1, 1, 0}, fake_launch, fake_launch},
+    {{"k2_pingpong_128x64x64_s6", 2, 128, 64, 64, 6, 1, 1, 0, true}, fake_launch, fake_launch},
+    {{"k2_pingpong_128x64x64_c2_s6", 2, 128, 64, 64, 6, 1, 2, 0, true}, fake_launch, fake_launch},
+    {{"k2_pingpong_64x64x64_s8", 2, 64, 64, 64, 8, 1, 1, 0, true}, fake_launch, fake_launch},
+    {{"k2_pingpong_64x64x64_p8_s8", 2, 64, 64, 64, 8, 1, 1, 8, true}, fake_launch, fake_launch},
+    {{"k1_pingpong_128x64x64_s6", 1, 128, 64, 64, 6, 1, 1, 0, false}, fake_launch, fake_launch},
+    {{"k1_pingpong_128x64x64_s6_serial", 1, 128, 64, 64, 6, 1, 1, 0, false}, fake_launch, fake_launch},
+    {{"k2_pingpong_64x128x64_s5", 2, 64, 128, 64, 5, 1, 1, 0, false}, fake_launch, fake_launch},
+    {{"k1_pingpong_64x128x64_s5", 1, 64, 128, 64, 5, 1, 1, 0, false}, fake_launch, fake_launch},
+    {{"k2_pingpong_64x32x64_s12", 2, 64, 32, 64, 12, 1, 1, 0, false}, fake_launch, fake_launch},
 };
-constexpr int kEntryCount = 6;
+constexpr int kEntryCount = 9;
 constexpr int kS6 = 0;        // 128x64
 constexpr int kC2 = 1;        // 128x64, cluster 1x2 multicasting X
 constexpr int kS8 = 2;        // 64x64
@@ -194,8 +197,8 @@ TEST(Heuristics, UnderfilledGpuTakesThe64RowTileWhenItFitsTheSameWaves) {
 
 TEST(Heuristics, InvalidEntriesAreSkipped) {
   const KernelEntry entries[] = {
-      {{"bf16_only_128", 2, 128, 64, 64, 6, 1, 1, 0}, fake_launch, nullptr},
-      {{"kernel3_64", 3, 64, 64, 64, 8, 1, 1, 0}, fake_launch, fake_launch},
+      {{"bf16_only_128", 2, 128, 64, 64, 6, 1, 1, 0, true}, fake_launch, nullptr},
+      {{"kernel3_64", 3, 64, 64, 64, 8, 1, 1, 0, true}, fake_launch, fake_launch},
   };
   EXPECT_TRUE(is_valid(entries[0], shape(1, 64, 64, DType::kBF16)));
   EXPECT_FALSE(is_valid(entries[0], shape(1, 64, 64, DType::kFP16)));
@@ -209,8 +212,8 @@ TEST(Heuristics, InvalidEntriesAreSkipped) {
 TEST(Heuristics, TieBreaks) {
   // Two configs of equal cost per tile: 128x32 (128 + 64) and 64x64 (64 + 128).
   const KernelEntry entries[] = {
-      {{"tall", 2, 128, 32, 64, 6, 1, 1, 0}, fake_launch, fake_launch},
-      {{"wide", 2, 64, 64, 64, 8, 1, 1, 0}, fake_launch, fake_launch},
+      {{"tall", 2, 128, 32, 64, 6, 1, 1, 0, true}, fake_launch, fake_launch},
+      {{"wide", 2, 64, 64, 64, 8, 1, 1, 0, true}, fake_launch, fake_launch},
   };
   // m = 64, i = 64: same cost; tall pads half of its tiles, wide nothing -> wide.
   EXPECT_EQ(choose_from(entries, 2, shape(64, 64, 64), 132), 1);
@@ -223,9 +226,9 @@ TEST(Heuristics, TieBreaks) {
 TEST(Heuristics, MulticastEarnsNoDiscount) {
   // Neither X multicast (cluster_n) nor weight multicast (cluster_m) lowers a CTA's feed term.
   const KernelEntry entries[] = {
-      {{"one", 2, 64, 64, 64, 8, 1, 1, 0}, fake_launch, fake_launch},
-      {{"pair_m", 2, 64, 64, 64, 8, 2, 1, 0}, fake_launch, fake_launch},
-      {{"pair_n", 2, 64, 64, 64, 8, 1, 2, 0}, fake_launch, fake_launch},
+      {{"one", 2, 64, 64, 64, 8, 1, 1, 0, true}, fake_launch, fake_launch},
+      {{"pair_m", 2, 64, 64, 64, 8, 2, 1, 0, true}, fake_launch, fake_launch},
+      {{"pair_n", 2, 64, 64, 64, 8, 1, 2, 0, true}, fake_launch, fake_launch},
   };
   for (const KernelEntry& e : entries) {
     SCOPED_TRACE(e.config.name);
@@ -237,8 +240,8 @@ TEST(Heuristics, AtEqualCostNoClusterBeatsACluster) {
   // Same tile, one wave each, same cost, same padding, same last-wave fill: the tie-break on the
   // cluster decides, whichever comes first in the list.
   const KernelEntry plain_first[] = {
-      {{"one", 2, 128, 64, 64, 6, 1, 1, 0}, fake_launch, fake_launch},
-      {{"pair", 2, 128, 64, 64, 6, 1, 2, 0}, fake_launch, fake_launch},
+      {{"one", 2, 128, 64, 64, 6, 1, 1, 0, true}, fake_launch, fake_launch},
+      {{"pair", 2, 128, 64, 64, 6, 1, 2, 0, true}, fake_launch, fake_launch},
   };
   const KernelEntry cluster_first[] = {plain_first[1], plain_first[0]};
   const Shape s = shape(128, 64, 4864);
@@ -251,8 +254,8 @@ TEST(Heuristics, AtEqualCostNoClusterBeatsACluster) {
   EXPECT_EQ(choose_from(cluster_first, 2, s, 132), 1);
   // The cluster tie-break comes before padding: a cluster config with less padding still loses.
   const KernelEntry pad[] = {
-      {{"plain_tall", 2, 128, 32, 64, 6, 1, 1, 0}, fake_launch, fake_launch},
-      {{"cluster_wide", 2, 64, 64, 64, 8, 1, 2, 0}, fake_launch, fake_launch},
+      {{"plain_tall", 2, 128, 32, 64, 6, 1, 1, 0, true}, fake_launch, fake_launch},
+      {{"cluster_wide", 2, 64, 64, 64, 8, 1, 2, 0, true}, fake_launch, fake_launch},
   };
   // m = 64, i = 128: plain_tall 4 tiles of 128x32 (half padding), cost 192; cluster_wide 1 unit
   // of 2 64x64 CTAs (no padding), cost 192. The plain config wins despite its padding.
@@ -335,6 +338,7 @@ TEST(Registry, TheTestTableIsTheRegistry) {
     EXPECT_EQ(r.cluster_m, t.cluster_m);
     EXPECT_EQ(r.cluster_n, t.cluster_n);
     EXPECT_EQ(r.promote_k_tiles, t.promote_k_tiles);
+    EXPECT_EQ(r.cost_model_candidate, t.cost_model_candidate);
   }
 }
 
@@ -471,11 +475,11 @@ TEST(Registry, LogDispatchPrintsTheChoice) {
               std::string::npos)
         << err;
     EXPECT_NE(err.find("  k1_pingpong_128x64x64_s6: tiles=152 waves=2 last_wave_fill=15% "
-                       "useful=75% cost=512 (not a candidate: kernel 1 runs only when forced)"),
+                       "useful=75% cost=512 (not a candidate: not in the cost model)"),
               std::string::npos)
         << err;
     EXPECT_NE(err.find("  k1_pingpong_128x64x64_s6_serial: tiles=152 waves=2 last_wave_fill=15% "
-                       "useful=75% cost=512 (not a candidate: kernel 1 runs only when forced)"),
+                       "useful=75% cost=512 (not a candidate: not in the cost model)"),
               std::string::npos)
         << err;
   }
@@ -641,8 +645,8 @@ TEST(Accumulation, PromotedWithNoValidPromotedConfigFallsBackWithAWarning) {
   ScopedEnv a("TILEGLU_ACCUMULATION", "promoted");
   // The promoted config has no fp16 launcher here.
   const KernelEntry entries[] = {
-      {{"plain", 2, 128, 64, 64, 6, 1, 1, 0}, fake_launch, fake_launch},
-      {{"promoted_bf16_only", 2, 64, 64, 64, 8, 1, 1, 8}, fake_launch, nullptr},
+      {{"plain", 2, 128, 64, 64, 6, 1, 1, 0, true}, fake_launch, fake_launch},
+      {{"promoted_bf16_only", 2, 64, 64, 64, 8, 1, 1, 8, true}, fake_launch, nullptr},
   };
   testing::internal::CaptureStderr();
   EXPECT_EQ(choose_kernel_from(entries, 2, 4096, 4096, 4096, DType::kBF16, 132), 1);
@@ -839,8 +843,8 @@ TEST(Kernel1, PromotedFallbackSkipsKernel1) {
   ScopedEnv a("TILEGLU_ACCUMULATION", "promoted");
   const KernelEntry entries[] = {
       kEntries[kK1],
-      {{"promoted_bf16_only", 2, 64, 64, 64, 8, 1, 1, 8}, fake_launch, nullptr},
-      {{"plain", 2, 128, 64, 64, 6, 1, 1, 0}, fake_launch, fake_launch},
+      {{"promoted_bf16_only", 2, 64, 64, 64, 8, 1, 1, 8, true}, fake_launch, nullptr},
+      {{"plain", 2, 128, 64, 64, 6, 1, 1, 0, true}, fake_launch, fake_launch},
   };
   testing::internal::CaptureStderr();
   EXPECT_EQ(choose_kernel_from(entries, 3, 4096, 4096, 4096, DType::kFP16, 132), 2);
@@ -891,9 +895,9 @@ TEST(Kernel1, AnyOtherKernelIsInvalid) {
   ScopedEnv log("TILEGLU_LOG_DISPATCH", nullptr);
   ScopedEnv a("TILEGLU_ACCUMULATION", nullptr);
   const KernelEntry entries[] = {
-      {{"k3_fake_128x64x64_s6", 3, 128, 64, 64, 6, 1, 1, 0}, fake_launch, fake_launch},
-      {{"k0_fake_128x64x64_s6", 0, 128, 64, 64, 6, 1, 1, 0}, fake_launch, fake_launch},
-      {{"plain", 2, 128, 64, 64, 6, 1, 1, 0}, fake_launch, fake_launch},
+      {{"k3_fake_128x64x64_s6", 3, 128, 64, 64, 6, 1, 1, 0, true}, fake_launch, fake_launch},
+      {{"k0_fake_128x64x64_s6", 0, 128, 64, 64, 6, 1, 1, 0, true}, fake_launch, fake_launch},
+      {{"plain", 2, 128, 64, 64, 6, 1, 1, 0, true}, fake_launch, fake_launch},
   };
   for (int idx : {0, 1}) {
     SCOPED_TRACE(entries[idx].config.name);

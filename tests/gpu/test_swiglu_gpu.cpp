@@ -210,7 +210,10 @@ INSTANTIATE_TEST_SUITE_P(
                                      "k2_pingpong_64x64x64_s8", "k2_pingpong_64x64x64_p8_s8",
                                      // Kernel-1 (forced only) and its overlap ablation.
                                      "k1_pingpong_128x64x64_s6",
-                                     "k1_pingpong_128x64x64_s6_serial"),
+                                     "k1_pingpong_128x64x64_s6_serial",
+                                     // Tuner-only tiles.
+                                     "k2_pingpong_64x128x64_s5", "k1_pingpong_64x128x64_s5",
+                                     "k2_pingpong_64x32x64_s12"),
                      testing::Values(Format::kBF16, Format::kFP16)),
     [](const testing::TestParamInfo<SwigluGpu::ParamType>& info) {
       return std::get<0>(info.param) +

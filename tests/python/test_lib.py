@@ -234,3 +234,21 @@ def test_success_clears_the_message_or_device_is_reported():
     else:
         assert cfg["name"].startswith("k2_") and cfg["tile_m"] in (64, 128)
         assert lib.last_error_message().decode() == ""
+
+
+def test_load_tuning_table_rejects_bad_files_and_unloads(tmp_path):
+    """A malformed or stale table is a TileGluValueError naming the file and line; None drops a
+    loaded table (always succeeds). A valid table needs the device, so without an sm_90 GPU it
+    reports the device."""
+    built_library()
+    with pytest.raises(tileglu.TileGluValueError, match="path is empty"):
+        tileglu.load_tuning_table("")
+    missing = tmp_path / "missing.table"
+    with pytest.raises(tileglu.TileGluValueError, match="cannot open") as e:
+        tileglu.load_tuning_table(missing)
+    assert e.value.status == HDR["TILEGLU_ERROR_INVALID_TABLE"]
+    bad = tmp_path / "bad.table"
+    bad.write_text("tileglu-tuning-table 1\nlibrary 0.1.0\nsm_count 132\nbf16 896 4864 1 k2_gone\n")
+    with pytest.raises(tileglu.TileGluValueError, match=r"bad.table:4: stale: configuration 'k2_gone'"):
+        tileglu.load_tuning_table(str(bad))
+    tileglu.load_tuning_table(None)
