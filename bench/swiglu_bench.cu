@@ -971,6 +971,7 @@ struct Row {
   // --tune: every configuration valid for the shape, timed like `ours` (graph too when M <= 64).
   struct Tuned {
     std::string config;
+    bool eligible = true;  // not an ablation, not promoted accumulation: a table may name it
     Timing t, graph;
     // What the tuner ranks by: graph replay for decode sizes (what a server sees), else events.
     double score_us() const { return graph.runs > 0 ? graph.median_us : t.median_us; }
@@ -1320,6 +1321,7 @@ void tune_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
       continue;
     Row::Tuned tuned;
     tuned.config = cfg.name;
+    tuned.eligible = !cfg.ablation && cfg.promote_k_tiles == 0;
     auto call = [&](cudaStream_t s) {
       return tileglu_swiglu_stacked(dt, m, k, i, x, k, w, k, out, i, s) == TILEGLU_SUCCESS;
     };
@@ -1335,7 +1337,8 @@ void tune_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
   }
 }
 
-// The tuning table (format: src/dispatch/tuning_table.h): per row, the config of least score.
+// The tuning table (format: src/dispatch/tuning_table.h): per row, the eligible config of least
+// score. Ablations and promoted-accumulation configs are timed (for the record) but never chosen.
 bool write_tuning_table(const std::string& path, const Device& dev, const std::string& dtype,
                         const std::vector<Row>& rows) {
   FILE* f = std::fopen(path.c_str(), "w");
@@ -1352,7 +1355,8 @@ bool write_tuning_table(const std::string& path, const Device& dev, const std::s
   for (const Row& r : rows) {
     const Row::Tuned* best = nullptr;
     for (const Row::Tuned& t : r.tuned)
-      if (std::isfinite(t.score_us()) && (!best || t.score_us() < best->score_us())) best = &t;
+      if (t.eligible && std::isfinite(t.score_us()) && (!best || t.score_us() < best->score_us()))
+        best = &t;
     if (!best) continue;
     std::fprintf(f, "%s %lld %lld %lld %s %.3f\n", dtype.c_str(), (long long)r.k, (long long)r.i,
                  (long long)r.m, best->config.c_str(), best->score_us());

@@ -87,8 +87,8 @@ typedef struct tileglu_swiglu_problem {
 /* Which kernel and tile configuration a problem runs with (tileglu_query_config). */
 typedef struct tileglu_config {
   int kernel;      /* 2 = Kernel-2: one GEMM over [gate | up] tiles, SwiGLU in the epilogue;
-                      1 = Kernel-1: separate gate and up accumulators (runs only when forced) */
-  int tile_m;      /* rows of X per consumer-warpgroup tile                                */
+                      1 = Kernel-1: separate gate and up accumulators                          */
+  int tile_m;      /* rows of X per output tile                                            */
   int tile_n;      /* output columns per tile (the GEMM tile is 2 * tile_n wide)            */
   int tile_k;      /* K per pipeline stage                                                  */
   int stages;      /* shared-memory pipeline stages                                         */
@@ -97,6 +97,8 @@ typedef struct tileglu_config {
   int promote_k_tiles; /* 0: fp32 accumulation in the tensor cores only (the default);
                         * P > 0: the tensor-core partial sum is added into an fp32 FADD
                         * accumulator every P k tiles (TILEGLU_ACCUMULATION=promoted)       */
+  int split_k;     /* 1: one CTA per output tile; S > 1: S CTAs (a cluster) split each tile's K */
+  int ablation;    /* 1: a benchmark-only variant (runs only when forced, never tuned)        */
   char name[64];   /* e.g. "k2_pingpong_128x64x64_s6" */
 } tileglu_config_t;
 

@@ -71,6 +71,8 @@ class Config(ctypes.Structure):
         ("cluster_m", _c_int),
         ("cluster_n", _c_int),
         ("promote_k_tiles", _c_int),
+        ("split_k", _c_int),
+        ("ablation", _c_int),
         ("name", ctypes.c_char * 64),
     ]
 

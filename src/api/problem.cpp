@@ -72,6 +72,8 @@ tileglu_config_t to_public_config(const KernelConfig& config) {
   result.cluster_m = config.cluster_m;
   result.cluster_n = config.cluster_n;
   result.promote_k_tiles = config.promote_k_tiles;
+  result.split_k = config.split_k;
+  result.ablation = config.ablation ? 1 : 0;
   std::strncpy(result.name, config.name, sizeof(result.name) - 1);
   return result;
 }

@@ -207,6 +207,9 @@ bool is_valid(const KernelEntry& entry, const Shape& shape) {
   if (c.cluster_m <= 0 || c.cluster_n <= 0) return false;
   // The kernel families the registry ships: Kernel-1 (split accumulators) and Kernel-2.
   if (c.kernel != 1 && c.kernel != 2) return false;
+  if (c.split_k < 1) return false;
+  // Split-K launches one cluster per tile: M-blocks go to grid y, below 2^16.
+  if (c.split_k > 1 && (shape.m - 1) / c.tile_m + 1 >= (1 << 16)) return false;
   return (shape.dtype == DType::kFP16 ? entry.launch_fp16 : entry.launch_bf16) != nullptr;
 }
 
@@ -272,6 +275,7 @@ int choose_kernel_from(const KernelEntry* entries, int count, int m, int k, int 
     if (table == nullptr || table->sm_count != sm_count) continue;
     const int idx = table->lookup(m, k, i, dtype);
     if (idx < 0 || idx >= count || !is_valid(entries[idx], shape)) continue;
+    if (entries[idx].config.ablation) continue;  // benchmark-only: forced or not at all
     const bool promoted = entries[idx].config.promote_k_tiles > 0;
     if (promoted != (accumulation == Accumulation::kPromoted)) continue;
     chosen = idx;

@@ -18,44 +18,60 @@ TILEGLU_DECLARE_LAUNCHERS(k1_pingpong_128x64x64_s6_serial)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x128x64_s5)
 TILEGLU_DECLARE_LAUNCHERS(k1_pingpong_64x128x64_s5)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x32x64_s12)
+TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_s4)
+TILEGLU_DECLARE_LAUNCHERS(k2_splitk2_64x64x64_s4)
+TILEGLU_DECLARE_LAUNCHERS(k2_splitk4_64x64x64_s4)
+TILEGLU_DECLARE_LAUNCHERS(k2_splitk8_64x64x64_s4)
 #undef TILEGLU_DECLARE_LAUNCHERS
 }  // namespace kernels
 
 namespace {
 // name, kernel, tile_m, tile_n (output columns), tile_k, stages, cluster_m, cluster_n,
-// promote_k_tiles, cost_model_candidate
+// promote_k_tiles, split_k, cost_model_candidate, ablation
 const KernelEntry kRegistry[] = {
-    {{"k2_pingpong_128x64x64_s6", 2, 128, 64, 64, 6, 1, 1, 0, true},
+    {{"k2_pingpong_128x64x64_s6", 2, 128, 64, 64, 6, 1, 1, 0, 1, true, false},
      kernels::launch_k2_pingpong_128x64x64_s6_bf16, kernels::launch_k2_pingpong_128x64x64_s6_fp16},
-    {{"k2_pingpong_128x64x64_c2_s6", 2, 128, 64, 64, 6, 1, 2, 0, true},
+    {{"k2_pingpong_128x64x64_c2_s6", 2, 128, 64, 64, 6, 1, 2, 0, 1, true, false},
      kernels::launch_k2_pingpong_128x64x64_c2_s6_bf16, kernels::launch_k2_pingpong_128x64x64_c2_s6_fp16},
-    {{"k2_pingpong_64x64x64_s8", 2, 64, 64, 64, 8, 1, 1, 0, true},
+    {{"k2_pingpong_64x64x64_s8", 2, 64, 64, 64, 8, 1, 1, 0, 1, true, false},
      kernels::launch_k2_pingpong_64x64x64_s8_bf16, kernels::launch_k2_pingpong_64x64x64_s8_fp16},
     // Promoted accumulation. H200 smoke runs, sampled rows, vs 128x64x64_s6 at M = 4096/16384:
     // >1-ulp outputs 7 vs 47-49 of 151552 (7b, K=3584) and 2-3 vs 37-42 of 59136 (72b, K=8192);
     // throughput 14-21% lower (bench/NOTES.md; README.md, section Numerics). Never the default:
     // runs only with TILEGLU_ACCUMULATION=promoted or TILEGLU_FORCE_CONFIG.
-    {{"k2_pingpong_64x64x64_p8_s8", 2, 64, 64, 64, 8, 1, 1, 8, true},
+    {{"k2_pingpong_64x64x64_p8_s8", 2, 64, 64, 64, 8, 1, 1, 8, 1, true, false},
      kernels::launch_k2_pingpong_64x64x64_p8_s8_bf16, kernels::launch_k2_pingpong_64x64x64_p8_s8_fp16},
     // Kernel-1: separate gate and up accumulators (two 64x64 WGMMA chains per warpgroup), the
     // 128x64 tile of k2_pingpong_128x64x64_s6. Not measured yet: runs only when forced.
-    {{"k1_pingpong_128x64x64_s6", 1, 128, 64, 64, 6, 1, 1, 0, false},
+    {{"k1_pingpong_128x64x64_s6", 1, 128, 64, 64, 6, 1, 1, 0, 1, false, false},
      kernels::launch_k1_pingpong_128x64x64_s6_bf16, kernels::launch_k1_pingpong_128x64x64_s6_fp16},
     // The overlap ablation of Kernel-1: the tensor cores pass to the other consumer only after
     // this one's epilogue. Benchmark-only: runs only when forced.
-    {{"k1_pingpong_128x64x64_s6_serial", 1, 128, 64, 64, 6, 1, 1, 0, false},
+    {{"k1_pingpong_128x64x64_s6_serial", 1, 128, 64, 64, 6, 1, 1, 0, 1, false, true},
      kernels::launch_k1_pingpong_128x64x64_s6_serial_bf16,
      kernels::launch_k1_pingpong_128x64x64_s6_serial_fp16},
     // Kernel-2 with one m64n256k16 WGMMA per k-block: fewer shared-memory operand bytes per MAC
     // than the 128x64 tile's two m64n128k16, more L2 bytes per MAC.
-    {{"k2_pingpong_64x128x64_s5", 2, 64, 128, 64, 5, 1, 1, 0, false},
+    {{"k2_pingpong_64x128x64_s5", 2, 64, 128, 64, 5, 1, 1, 0, 1, false, false},
      kernels::launch_k2_pingpong_64x128x64_s5_bf16, kernels::launch_k2_pingpong_64x128x64_s5_fp16},
     // Kernel-1 at the register budget the design names: two 64x128 fp32 accumulators.
-    {{"k1_pingpong_64x128x64_s5", 1, 64, 128, 64, 5, 1, 1, 0, false},
+    {{"k1_pingpong_64x128x64_s5", 1, 64, 128, 64, 5, 1, 1, 0, 1, false, false},
      kernels::launch_k1_pingpong_64x128x64_s5_bf16, kernels::launch_k1_pingpong_64x128x64_s5_fp16},
     // Twice the tiles of the 64x64 tile, for small M where the 64x64 tiles leave SMs idle.
-    {{"k2_pingpong_64x32x64_s12", 2, 64, 32, 64, 12, 1, 1, 0, false},
+    {{"k2_pingpong_64x32x64_s12", 2, 64, 32, 64, 12, 1, 1, 0, 1, false, false},
      kernels::launch_k2_pingpong_64x32x64_s12_bf16, kernels::launch_k2_pingpong_64x32x64_s12_fp16},
+    // Cooperative: both consumer warpgroups on one 128 x 2*128 GEMM tile, a quarter fewer
+    // operand bytes per MAC than the 128 x 2*64 Pingpong tile, the epilogue not overlapped.
+    {{"k2_coop_128x128x64_s4", 2, 128, 128, 64, 4, 1, 1, 0, 1, false, false},
+     kernels::launch_k2_coop_128x128x64_s4_bf16, kernels::launch_k2_coop_128x128x64_s4_fp16},
+    // Split-K for small M: each 64x64 output tile's K sweep spread over a cluster of 2, 4 or 8
+    // CTAs that reduce through DSMEM; more work units than tiles when the weights are few rows.
+    {{"k2_splitk2_64x64x64_s4", 2, 64, 64, 64, 4, 1, 1, 0, 2, false, false},
+     kernels::launch_k2_splitk2_64x64x64_s4_bf16, kernels::launch_k2_splitk2_64x64x64_s4_fp16},
+    {{"k2_splitk4_64x64x64_s4", 2, 64, 64, 64, 4, 1, 1, 0, 4, false, false},
+     kernels::launch_k2_splitk4_64x64x64_s4_bf16, kernels::launch_k2_splitk4_64x64x64_s4_fp16},
+    {{"k2_splitk8_64x64x64_s4", 2, 64, 64, 64, 4, 1, 1, 0, 8, false, false},
+     kernels::launch_k2_splitk8_64x64x64_s4_bf16, kernels::launch_k2_splitk8_64x64x64_s4_fp16},
 };
 }  // namespace
 

@@ -51,12 +51,14 @@ CUTLASS_DEVICE uint32_t pack_rounded_pair<cutlass::half_t>(float lo, float hi) {
 
 // Applies `Activation` to matching gate/up accumulator values of one consumer warpgroup's
 // tile and stores the [tile_m, tile_n] result, predicated on the problem's M and I.
+// With owners > 1 (split-K, sm90_swiglu_splitk.hpp) only the 8-column groups j with
+// j % owners == owner are stored: the CTAs of a cluster share the tile's stores that way.
 template <class Element, int kTileM, int kTileN, class Activation = SiluMul>
 struct Sm90SwigluEpilogue {
   template <class Accum, class TiledMma>
   CUTLASS_DEVICE static void store(Accum const& accum, TiledMma const& tiled_mma,
-                                   int wg_thread_idx, int m0, int n0, int m, int i,
-                                   Element* out, int64_t ld_out) {
+                                   int consumer_thread_idx, int m0, int n0, int m, int i,
+                                   Element* out, int64_t ld_out, int owner = 0, int owners = 1) {
     using namespace cute;
     // ((2 cols, 2 rows, N/8 col groups), MMA_M, MMA_N): the SM90 fp32 accumulator value mode.
     // MMA_N = 1 (Kernel-2): one accumulator, gate in column groups [0, G), up in [G, 2G).
@@ -72,7 +74,7 @@ struct Sm90SwigluEpilogue {
 
     // Coordinates of each accumulator element inside the [tile_m, 2*tile_n] GEMM tile.
     Tensor coord = make_identity_tensor(make_shape(Int<kTileM>{}, Int<2 * kTileN>{}));
-    Tensor thread_coord = tiled_mma.get_slice(wg_thread_idx).partition_C(coord);
+    Tensor thread_coord = tiled_mma.get_slice(consumer_thread_idx).partition_C(coord);
 
     Activation act;
     CUTLASS_PRAGMA_UNROLL
@@ -84,6 +86,7 @@ struct Sm90SwigluEpilogue {
         Element* out_row = out + int64_t(row) * ld_out;
         CUTLASS_PRAGMA_UNROLL
         for (int j = 0; j < kGateGroups; ++j) {
+          if (j % owners != owner) continue;
           int const col = n0 + get<1>(thread_coord(make_coord(0, r, j), mm, 0));
           float const h0 = act(accum(make_coord(0, r, j), mm, 0),
                                accum(make_coord(0, r, j + kUpGroupOffset), mm, kUpN));

@@ -35,7 +35,7 @@
 namespace tileglu::kernels {
 
 template <class Element_, int kTileM_, int kTileN_, int kTileK_, int kStages_, int kClusterN_,
-          int kPromoteKTiles_, bool kSplitAccumulators_ = false>
+          int kPromoteKTiles_, bool kSplitAccumulators_ = false, int kConsumerWarpgroups_ = 1>
 struct Sm90SwigluMainloop {
   using Element = Element_;
   static constexpr int kTileM = kTileM_;        // rows of X per warpgroup tile
@@ -50,20 +50,25 @@ struct Sm90SwigluMainloop {
   // into two accumulators, gate (MMA_N index 0) and up (index 1), from the same stage.
   static constexpr bool kSplitAccumulators = kSplitAccumulators_;
   static constexpr int kMmaAtomN = kSplitAccumulators ? kTileN : kGemmTileN;
+  // Warpgroups that share one tile's K sweep: 1 (Pingpong: a warpgroup owns a whole tile) or
+  // 2 (Cooperative: each takes tile_m / 2 rows of the same stage).
+  static constexpr int kConsumerWarpgroups = kConsumerWarpgroups_;
 
-  static_assert(kTileM % 64 == 0, "a warpgroup's WGMMA covers 64 rows at a time");
+  static_assert(kTileM % (64 * kConsumerWarpgroups) == 0, "a warpgroup's WGMMA covers 64 rows at a time");
+  static_assert(kConsumerWarpgroups == 1 || kConsumerWarpgroups == 2, "one or two consumer warpgroups per tile");
   static_assert(kGemmTileN % 16 == 0 && kGemmTileN <= 256, "WGMMA N is at most 256");
   static_assert(kClusterN == 1 || kClusterN == 2, "X multicast over 1 or 2 CTAs");
   static_assert(kPromoteKTiles >= 0, "promotion interval is a number of k tiles");
   static_assert(kTileM % (8 * kClusterN) == 0, "each CTA multicasts whole swizzle atoms of X");
 
-  // One warpgroup computes the whole tile: kTileM/64 WGMMA atoms along M, 2*tile_n/kMmaAtomN
-  // along N.
+  // The consumer warpgroup(s) compute the whole tile: kTileM/64 WGMMA atoms along M (split
+  // between the warpgroups), 2*tile_n/kMmaAtomN along N.
   using MmaAtom = decltype(cute::GMMA::ss_op_selector<
                            Element, Element, float,
                            cute::Shape<cute::_64, cute::Int<kMmaAtomN>, cute::Int<kTileK>>,
                            cute::GMMA::Major::K, cute::GMMA::Major::K>());
-  using TiledMma = decltype(cute::make_tiled_mma(MmaAtom{}, cute::Layout<cute::Shape<cute::_1, cute::_1, cute::_1>>{}));
+  using TiledMma = decltype(cute::make_tiled_mma(
+      MmaAtom{}, cute::Layout<cute::Shape<cute::Int<kConsumerWarpgroups>, cute::_1, cute::_1>>{}));
 
   // K-major, 128-byte swizzled smem rows (8 x 64 elements per atom).
   using SmemAtom = cute::GMMA::Layout_K_SW128_Atom<Element>;
@@ -140,10 +145,14 @@ struct Sm90SwigluMainloop {
     }
   }
 
-  // Producer: issues the K sweep of one output tile. Called by one elected thread.
-  // `cta_rank` picks this CTA's slice of the multicast X tile.
-  CUTLASS_DEVICE static void load(Params const& p, Pipeline& pipeline, PipelineState& write_state,
-                                  int m_blk, int n_blk, int cta_rank, SharedStorage& smem) {
+  // Producer: issues the K sweep of one output tile, k tiles [k_begin, k_begin + k_count) (the
+  // whole K by default; a split-K CTA takes its range). Called by one elected thread.
+  // `cta_rank` picks this CTA's slice of the multicast X tile. PipelineT: the Pingpong kernel's
+  // Pipeline, or any pipeline with its interface (sm90_local_tma_pipeline.hpp).
+  template <class PipelineT, class StateT>
+  CUTLASS_DEVICE static void load(Params const& p, PipelineT& pipeline, StateT& write_state,
+                                  int m_blk, int n_blk, int cta_rank, SharedStorage& smem,
+                                  int k_begin = 0, int k_count = -1) {
     using namespace cute;
     Tensor mX = p.tma_x.get_tma_tensor(make_shape(p.m, p.k));
     Tensor mG = p.tma_gate.get_tma_tensor(make_shape(p.i, p.k));
@@ -162,9 +171,9 @@ struct Sm90SwigluMainloop {
     Tensor tGgG = tma_g.partition_S(gG);
     Tensor tUgU = tma_u.partition_S(gU);
 
-    int const k_tile_count = k_tiles(p);
+    int const k_end = k_begin + (k_count < 0 ? k_tiles(p) : k_count);
     CUTLASS_PRAGMA_NO_UNROLL
-    for (int kt = 0; kt < k_tile_count; ++kt) {
+    for (int kt = k_begin; kt < k_end; ++kt) {
       pipeline.producer_acquire(write_state);
       auto* full_barrier = pipeline.producer_get_barrier(write_state);
       int const stage = write_state.index();
@@ -179,27 +188,28 @@ struct Sm90SwigluMainloop {
   }
 
   // This thread's WGMMA operand descriptors for every stage of the A and B buffers:
-  // (MMA, MMA_M, MMA_K, PIPE) and (MMA, MMA_N, MMA_K, PIPE).
-  CUTLASS_DEVICE static auto operand_descriptors(TiledMma const& tiled_mma, int wg_thread_idx,
+  // (MMA, MMA_M, MMA_K, PIPE) and (MMA, MMA_N, MMA_K, PIPE). `consumer_thread_idx`: the
+  // thread's index among the tile's 128 * kConsumerWarpgroups consumer threads.
+  CUTLASS_DEVICE static auto operand_descriptors(TiledMma const& tiled_mma, int consumer_thread_idx,
                                                  SharedStorage& smem) {
     using namespace cute;
     Tensor sA = make_tensor(make_smem_ptr(smem.a.data()), SmemLayoutA{});
     Tensor sB = make_tensor(make_smem_ptr(smem.b.data()), SmemLayoutB{});
-    auto thread_mma = tiled_mma.get_slice(wg_thread_idx);
+    auto thread_mma = tiled_mma.get_slice(consumer_thread_idx);
     return cute::make_tuple(thread_mma.make_fragment_A(thread_mma.partition_A(sA)),
                             thread_mma.make_fragment_B(thread_mma.partition_B(sB)));
   }
 
   // Consumer: accumulates one tile over K into `accum`, keeping one WGMMA batch in flight and
   // releasing each stage as soon as the WGMMA reading it has retired.
-  template <class Accum>
-  CUTLASS_DEVICE static void mma(Pipeline& pipeline, PipelineState read_state, Accum& accum,
-                                 int k_tile_count, int wg_thread_idx, SharedStorage& smem) {
+  template <class Accum, class PipelineT, class StateT>
+  CUTLASS_DEVICE static void mma(PipelineT& pipeline, StateT read_state, Accum& accum,
+                                 int k_tile_count, int consumer_thread_idx, SharedStorage& smem) {
     using namespace cute;
     TiledMma tiled_mma;
-    auto [tCrA, tCrB] = operand_descriptors(tiled_mma, wg_thread_idx, smem);
+    auto [tCrA, tCrB] = operand_descriptors(tiled_mma, consumer_thread_idx, smem);
 
-    PipelineState release_state = read_state;
+    StateT release_state = read_state;
 
     // First k tile: zero-initialise the accumulator through ScaleOut::Zero.
     warpgroup_fence_operand(accum);
@@ -241,16 +251,16 @@ struct Sm90SwigluMainloop {
   // are ready and injects no waits of its own (C7517). k_tiles() rounds the K loop up to whole
   // chunks; the extra k tiles lie past K, where TMA fills zeros. Every stage is released here,
   // so mma_tail has nothing left to do.
-  template <class Accum>
-  CUTLASS_DEVICE static void mma_promoted(Pipeline& pipeline, PipelineState read_state, Accum& accum,
-                                          int k_tile_count, int wg_thread_idx, SharedStorage& smem) {
+  template <class Accum, class PipelineT, class StateT>
+  CUTLASS_DEVICE static void mma_promoted(PipelineT& pipeline, StateT read_state, Accum& accum,
+                                          int k_tile_count, int consumer_thread_idx, SharedStorage& smem) {
     using namespace cute;
     TiledMma tiled_mma;
-    auto [tCrA, tCrB] = operand_descriptors(tiled_mma, wg_thread_idx, smem);
+    auto [tCrA, tCrB] = operand_descriptors(tiled_mma, consumer_thread_idx, smem);
     Tensor scratch = make_fragment_like(accum);
 
     clear(accum);
-    PipelineState release_state = read_state;
+    StateT release_state = read_state;
     CUTLASS_PRAGMA_NO_UNROLL
     for (int chunk = 0; chunk < k_tile_count / kPromoteKTiles; ++chunk) {
       tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
@@ -290,7 +300,8 @@ struct Sm90SwigluMainloop {
   }
 
   // Waits for the last WGMMA batch and releases the stage it read.
-  CUTLASS_DEVICE static void mma_tail(Pipeline& pipeline, PipelineState read_state, int k_tile_count) {
+  template <class PipelineT, class StateT>
+  CUTLASS_DEVICE static void mma_tail(PipelineT& pipeline, StateT read_state, int k_tile_count) {
     if constexpr (kPromoteKTiles > 0) return;  // mma_promoted drained and released everything
     cute::warpgroup_wait<0>();
     read_state.advance(k_tile_count - 1);

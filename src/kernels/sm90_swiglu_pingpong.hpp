@@ -7,6 +7,13 @@
 //     and [gate | up] stage, into a gate and an up accumulator.
 // kOverlapEpilogue = false is the ablation of the overlap below (the tensor cores wait for the
 // epilogue); the sequential gate-then-up K sweep is not built.
+// kCooperative = true is the Cooperative schedule instead: both consumer warpgroups work on the
+// same tile, each on tile_m / 2 of its rows, from the same stages. Its tile can be twice as large
+// for the same registers per thread (128 x 2*128 with 128 accumulator registers each), which
+// halves the operand bytes per MAC that L2 and shared memory must deliver (ncu on an H200:
+// the cuBLAS kernels that beat the 128 x 2*64 Pingpong tile at large K load 192x192 and
+// 256x128 tiles and run at a higher clock under the power limit); the price is an epilogue the
+// tensor cores wait for. The tuner decides per shape.
 //
 // Warp roles (384 threads): warpgroup 0 is the producer (one elected thread issues the TMA
 // copies of sm90_swiglu_mainloop_tma_gmma_ws.hpp), warpgroups 1 and 2 are consumers. Each
@@ -45,15 +52,20 @@ namespace tileglu::kernels {
 inline constexpr int kMaxCachedDevices = 64;
 
 template <class Element_, int kTileM, int kTileN, int kTileK, int kStages, int kClusterN_,
-          int kPromoteKTiles = 0, bool kSplitAccumulators = false, bool kOverlapEpilogue_ = true>
+          int kPromoteKTiles = 0, bool kSplitAccumulators = false, bool kOverlapEpilogue_ = true,
+          bool kCooperative_ = false>
 struct Sm90SwigluPingpong {
   using Element = Element_;
   static constexpr int kClusterN = kClusterN_;
+  static constexpr bool kCooperative = kCooperative_;
+  // Consumer threads that share one tile: one warpgroup (Pingpong) or both (Cooperative).
+  static constexpr int kTileConsumerThreads = kCooperative ? 256 : 128;
+  static_assert(!kCooperative || kOverlapEpilogue_, "the ablation is of the Pingpong overlap");
   // false: the ablation that proves the overlap — a consumer hands the tensor cores to the
   // other only after its epilogue, so SwiGLU and the stores sit on the critical path.
   static constexpr bool kOverlapEpilogue = kOverlapEpilogue_;
   using Mainloop = Sm90SwigluMainloop<Element, kTileM, kTileN, kTileK, kStages, kClusterN,
-                                        kPromoteKTiles, kSplitAccumulators>;
+                                        kPromoteKTiles, kSplitAccumulators, kCooperative ? 2 : 1>;
   using Epilogue = Sm90SwigluEpilogue<Element, kTileM, kTileN>;
   using TiledMma = typename Mainloop::TiledMma;
   using Pipeline = typename Mainloop::Pipeline;
@@ -65,7 +77,8 @@ struct Sm90SwigluPingpong {
   static constexpr int kProducerRegisters = 40;
   static constexpr int kConsumerRegisters = 232;
   // fp32 accumulator registers per consumer thread (twice that with promotion's scratch).
-  static constexpr int kAccumRegisters = kTileM * 2 * kTileN / 128 * (kPromoteKTiles > 0 ? 2 : 1);
+  static constexpr int kAccumRegisters =
+      kTileM * 2 * kTileN / kTileConsumerThreads * (kPromoteKTiles > 0 ? 2 : 1);
   static_assert(kAccumRegisters <= 160, "accumulators must leave registers for the epilogue");
 
   struct SharedStorage {
@@ -111,7 +124,7 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
   typename Pipeline::Params pipe_params;
   pipe_params.role = is_producer ? Pipeline::ThreadCategory::Producer : Pipeline::ThreadCategory::Consumer;
   pipe_params.is_leader = wg_thread_idx == 0;
-  pipe_params.num_consumers = cutlass::NumThreadsPerWarpGroup;
+  pipe_params.num_consumers = Kernel::kTileConsumerThreads;
   pipe_params.transaction_bytes = Mainloop::kTmaTransactionBytes;
   Pipeline pipeline(smem.pipeline, pipe_params, typename Mainloop::ClusterShape{});
 
@@ -152,28 +165,34 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
     int const consumer = warp_group - 1;
     typename Kernel::TiledMma tiled_mma;
     PipelineState read_state;
-    // Consumer 1 takes the CTA's odd tiles: skip the stages of consumer 0's first tile.
-    if (consumer == 1) read_state.advance(k_tiles);
-    for (int tile = cluster_id + consumer * num_clusters; tile < total_tiles; tile += 2 * num_clusters) {
+    // Pingpong: consumer 1 takes the CTA's odd tiles, so it skips the stages of consumer 0's
+    // first tile, and each consumer steps over the other's tiles. Cooperative: both take every
+    // tile, consumer c the rows of MMA atom c.
+    int const consumer_thread = Kernel::kCooperative ? consumer * 128 + wg_thread_idx : wg_thread_idx;
+    int const first_tile = Kernel::kCooperative ? cluster_id : cluster_id + consumer * num_clusters;
+    int const tile_step = Kernel::kCooperative ? num_clusters : 2 * num_clusters;
+    int const stages_per_step = Kernel::kCooperative ? k_tiles : 2 * k_tiles;
+    if (!Kernel::kCooperative && consumer == 1) read_state.advance(k_tiles);
+    for (int tile = first_tile; tile < total_tiles; tile += tile_step) {
       int m_blk, n_blk;
       sched.tile_coord(tile, m_blk, n_blk);
       n_blk = n_blk * Kernel::kClusterN + cta_rank;
       Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<Mainloop::kTileM>{}, Int<Mainloop::kGemmTileN>{}));
 
-      math_order.wait();
+      if constexpr (!Kernel::kCooperative) math_order.wait();
       if constexpr (Mainloop::kPromoteKTiles > 0) {
-        Mainloop::mma_promoted(pipeline, read_state, accum, k_tiles, wg_thread_idx, smem.tensors);
+        Mainloop::mma_promoted(pipeline, read_state, accum, k_tiles, consumer_thread, smem.tensors);
       } else {
-        Mainloop::mma(pipeline, read_state, accum, k_tiles, wg_thread_idx, smem.tensors);
+        Mainloop::mma(pipeline, read_state, accum, k_tiles, consumer_thread, smem.tensors);
       }
-      if constexpr (Kernel::kOverlapEpilogue) math_order.arrive();
+      if constexpr (!Kernel::kCooperative && Kernel::kOverlapEpilogue) math_order.arrive();
       Mainloop::mma_tail(pipeline, read_state, k_tiles);
-      read_state.advance(2 * k_tiles);  // past this tile and the other consumer's
+      read_state.advance(stages_per_step);  // past this tile (and the other consumer's)
 
-      Kernel::Epilogue::store(accum, tiled_mma, wg_thread_idx, m_blk * Mainloop::kTileM,
+      Kernel::Epilogue::store(accum, tiled_mma, consumer_thread, m_blk * Mainloop::kTileM,
                               n_blk * Mainloop::kTileN, params.mainloop.m, params.mainloop.i,
                               params.out, params.ld_out);
-      if constexpr (!Kernel::kOverlapEpilogue) math_order.arrive();
+      if constexpr (!Kernel::kCooperative && !Kernel::kOverlapEpilogue) math_order.arrive();
     }
   }
 #endif

@@ -32,17 +32,22 @@ struct KernelConfig {
   const char* name;  // unique, e.g. "k2_pingpong_128x64x64_s6"
   int kernel;        // 1 = Kernel-1 (separate gate and up accumulators), 2 = Kernel-2 (one
                      // accumulator over [gate | up] tiles); SwiGLU in the epilogue either way
-  int tile_m;        // rows of X per consumer-warpgroup tile
+  int tile_m;        // rows of X per output tile (one consumer warpgroup's, or both's)
   int tile_n;        // output columns per tile (GEMM tile is 2 * tile_n wide)
   int tile_k;
   int stages;
   int cluster_m;
   int cluster_n;
   int promote_k_tiles;  // 0: tensor-core accumulation only; P > 0: FADD-promoted every P k tiles
+  int split_k;          // 1: one CTA per output tile (Pingpong); S > 1: a cluster of S CTAs
+                        // splits each tile's K and reduces through DSMEM (sm90_swiglu_splitk.hpp)
   // Whether the cost model (src/dispatch) may pick it for a shape no measured table covers.
-  // Configs without a measured standing there (Kernel-1, the ablations, the tiles added for the
-  // tuner) run only from a measured table or when forced.
+  // Configs without a measured standing there (Kernel-1, split-K, the tiles added for the tuner)
+  // run only from a measured table or when forced.
   bool cost_model_candidate;
+  // A benchmark-only variant (the serialized-epilogue ablation): never chosen by the tuner, a
+  // table or the cost model; runs only when forced.
+  bool ablation;
 };
 
 // Launches the kernel on `stream` for a validated problem. `sm_count` is the current device's

@@ -197,6 +197,8 @@ TEST(Api, PublicConfigCopiesEveryRegistryField) {
     EXPECT_EQ(p.cluster_m, c.cluster_m);
     EXPECT_EQ(p.cluster_n, c.cluster_n);
     EXPECT_EQ(p.promote_k_tiles, c.promote_k_tiles);
+    EXPECT_EQ(p.split_k, c.split_k);
+    EXPECT_EQ(p.ablation, c.ablation ? 1 : 0);
     EXPECT_STREQ(p.name, c.name);
     if (std::strcmp(c.name, "k2_pingpong_64x64x64_p8_s8") == 0) {
       saw_promoted = true;
@@ -206,7 +208,7 @@ TEST(Api, PublicConfigCopiesEveryRegistryField) {
   EXPECT_TRUE(saw_promoted);
   // A name too long for the field is cut, still terminated.
   const std::string long_name(100, 'x');
-  const tileglu::KernelConfig c{long_name.c_str(), 2, 64, 64, 64, 8, 1, 1, 0};
+  const tileglu::KernelConfig c{long_name.c_str(), 2, 64, 64, 64, 8, 1, 1, 0, 1, false, false};
   const tileglu_config_t p = tileglu::api::to_public_config(c);
   EXPECT_EQ(std::string(p.name), long_name.substr(0, sizeof(p.name) - 1));
 }

@@ -21,17 +21,21 @@ cudaError_t fake_launch(const SwigluParams&, int, cudaStream_t) { return cudaSuc
 
 // The shipped configurations (as in src/kernels/registry.cpp), with launchers never called.
 const KernelEntry kEntries[] = {
-    {{"k2_pingpong_128x64x64_s6", 2, 128, 64, 64, 6, 1, 1, 0, true}, fake_launch, fake_launch},
-    {{"k2_pingpong_128x64x64_c2_s6", 2, 128, 64, 64, 6, 1, 2, 0, true}, fake_launch, fake_launch},
-    {{"k2_pingpong_64x64x64_s8", 2, 64, 64, 64, 8, 1, 1, 0, true}, fake_launch, fake_launch},
-    {{"k2_pingpong_64x64x64_p8_s8", 2, 64, 64, 64, 8, 1, 1, 8, true}, fake_launch, fake_launch},
-    {{"k1_pingpong_128x64x64_s6", 1, 128, 64, 64, 6, 1, 1, 0, false}, fake_launch, fake_launch},
-    {{"k1_pingpong_128x64x64_s6_serial", 1, 128, 64, 64, 6, 1, 1, 0, false}, fake_launch, fake_launch},
-    {{"k2_pingpong_64x128x64_s5", 2, 64, 128, 64, 5, 1, 1, 0, false}, fake_launch, fake_launch},
-    {{"k1_pingpong_64x128x64_s5", 1, 64, 128, 64, 5, 1, 1, 0, false}, fake_launch, fake_launch},
-    {{"k2_pingpong_64x32x64_s12", 2, 64, 32, 64, 12, 1, 1, 0, false}, fake_launch, fake_launch},
+    {{"k2_pingpong_128x64x64_s6", 2, 128, 64, 64, 6, 1, 1, 0, 1, true, false}, fake_launch, fake_launch},
+    {{"k2_pingpong_128x64x64_c2_s6", 2, 128, 64, 64, 6, 1, 2, 0, 1, true, false}, fake_launch, fake_launch},
+    {{"k2_pingpong_64x64x64_s8", 2, 64, 64, 64, 8, 1, 1, 0, 1, true, false}, fake_launch, fake_launch},
+    {{"k2_pingpong_64x64x64_p8_s8", 2, 64, 64, 64, 8, 1, 1, 8, 1, true, false}, fake_launch, fake_launch},
+    {{"k1_pingpong_128x64x64_s6", 1, 128, 64, 64, 6, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
+    {{"k1_pingpong_128x64x64_s6_serial", 1, 128, 64, 64, 6, 1, 1, 0, 1, false, true}, fake_launch, fake_launch},
+    {{"k2_pingpong_64x128x64_s5", 2, 64, 128, 64, 5, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
+    {{"k1_pingpong_64x128x64_s5", 1, 64, 128, 64, 5, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
+    {{"k2_pingpong_64x32x64_s12", 2, 64, 32, 64, 12, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
+    {{"k2_coop_128x128x64_s4", 2, 128, 128, 64, 4, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
+    {{"k2_splitk2_64x64x64_s4", 2, 64, 64, 64, 4, 1, 1, 0, 2, false, false}, fake_launch, fake_launch},
+    {{"k2_splitk4_64x64x64_s4", 2, 64, 64, 64, 4, 1, 1, 0, 4, false, false}, fake_launch, fake_launch},
+    {{"k2_splitk8_64x64x64_s4", 2, 64, 64, 64, 4, 1, 1, 0, 8, false, false}, fake_launch, fake_launch},
 };
-constexpr int kEntryCount = 9;
+constexpr int kEntryCount = 13;
 constexpr int kS6 = 0;        // 128x64
 constexpr int kC2 = 1;        // 128x64, cluster 1x2 multicasting X
 constexpr int kS8 = 2;        // 64x64
@@ -85,6 +89,15 @@ class ScopedEnv {
   std::string name_, old_;
   bool had_ = false;
 };
+
+// choose_kernel() without the tuning tables: what the cost model (and TILEGLU_FORCE_CONFIG,
+// TILEGLU_ACCUMULATION, TILEGLU_LOG_DISPATCH) make of the real registry. The tables' part of the
+// dispatch is tested in test_tuning_table.cpp.
+int cost_model_choice(int m, int k, int i, DType dtype, int sm_count) {
+  int count = 0;
+  const KernelEntry* registry = kernel_registry(&count);
+  return choose_kernel_from(registry, count, m, k, i, dtype, sm_count);
+}
 
 int registry_index(const char* name) {
   int count = 0;
@@ -197,8 +210,8 @@ TEST(Heuristics, UnderfilledGpuTakesThe64RowTileWhenItFitsTheSameWaves) {
 
 TEST(Heuristics, InvalidEntriesAreSkipped) {
   const KernelEntry entries[] = {
-      {{"bf16_only_128", 2, 128, 64, 64, 6, 1, 1, 0, true}, fake_launch, nullptr},
-      {{"kernel3_64", 3, 64, 64, 64, 8, 1, 1, 0, true}, fake_launch, fake_launch},
+      {{"bf16_only_128", 2, 128, 64, 64, 6, 1, 1, 0, 1, true, false}, fake_launch, nullptr},
+      {{"kernel3_64", 3, 64, 64, 64, 8, 1, 1, 0, 1, true, false}, fake_launch, fake_launch},
   };
   EXPECT_TRUE(is_valid(entries[0], shape(1, 64, 64, DType::kBF16)));
   EXPECT_FALSE(is_valid(entries[0], shape(1, 64, 64, DType::kFP16)));
@@ -212,8 +225,8 @@ TEST(Heuristics, InvalidEntriesAreSkipped) {
 TEST(Heuristics, TieBreaks) {
   // Two configs of equal cost per tile: 128x32 (128 + 64) and 64x64 (64 + 128).
   const KernelEntry entries[] = {
-      {{"tall", 2, 128, 32, 64, 6, 1, 1, 0, true}, fake_launch, fake_launch},
-      {{"wide", 2, 64, 64, 64, 8, 1, 1, 0, true}, fake_launch, fake_launch},
+      {{"tall", 2, 128, 32, 64, 6, 1, 1, 0, 1, true, false}, fake_launch, fake_launch},
+      {{"wide", 2, 64, 64, 64, 8, 1, 1, 0, 1, true, false}, fake_launch, fake_launch},
   };
   // m = 64, i = 64: same cost; tall pads half of its tiles, wide nothing -> wide.
   EXPECT_EQ(choose_from(entries, 2, shape(64, 64, 64), 132), 1);
@@ -226,9 +239,9 @@ TEST(Heuristics, TieBreaks) {
 TEST(Heuristics, MulticastEarnsNoDiscount) {
   // Neither X multicast (cluster_n) nor weight multicast (cluster_m) lowers a CTA's feed term.
   const KernelEntry entries[] = {
-      {{"one", 2, 64, 64, 64, 8, 1, 1, 0, true}, fake_launch, fake_launch},
-      {{"pair_m", 2, 64, 64, 64, 8, 2, 1, 0, true}, fake_launch, fake_launch},
-      {{"pair_n", 2, 64, 64, 64, 8, 1, 2, 0, true}, fake_launch, fake_launch},
+      {{"one", 2, 64, 64, 64, 8, 1, 1, 0, 1, true, false}, fake_launch, fake_launch},
+      {{"pair_m", 2, 64, 64, 64, 8, 2, 1, 0, 1, true, false}, fake_launch, fake_launch},
+      {{"pair_n", 2, 64, 64, 64, 8, 1, 2, 0, 1, true, false}, fake_launch, fake_launch},
   };
   for (const KernelEntry& e : entries) {
     SCOPED_TRACE(e.config.name);
@@ -240,8 +253,8 @@ TEST(Heuristics, AtEqualCostNoClusterBeatsACluster) {
   // Same tile, one wave each, same cost, same padding, same last-wave fill: the tie-break on the
   // cluster decides, whichever comes first in the list.
   const KernelEntry plain_first[] = {
-      {{"one", 2, 128, 64, 64, 6, 1, 1, 0, true}, fake_launch, fake_launch},
-      {{"pair", 2, 128, 64, 64, 6, 1, 2, 0, true}, fake_launch, fake_launch},
+      {{"one", 2, 128, 64, 64, 6, 1, 1, 0, 1, true, false}, fake_launch, fake_launch},
+      {{"pair", 2, 128, 64, 64, 6, 1, 2, 0, 1, true, false}, fake_launch, fake_launch},
   };
   const KernelEntry cluster_first[] = {plain_first[1], plain_first[0]};
   const Shape s = shape(128, 64, 4864);
@@ -254,8 +267,8 @@ TEST(Heuristics, AtEqualCostNoClusterBeatsACluster) {
   EXPECT_EQ(choose_from(cluster_first, 2, s, 132), 1);
   // The cluster tie-break comes before padding: a cluster config with less padding still loses.
   const KernelEntry pad[] = {
-      {{"plain_tall", 2, 128, 32, 64, 6, 1, 1, 0, true}, fake_launch, fake_launch},
-      {{"cluster_wide", 2, 64, 64, 64, 8, 1, 2, 0, true}, fake_launch, fake_launch},
+      {{"plain_tall", 2, 128, 32, 64, 6, 1, 1, 0, 1, true, false}, fake_launch, fake_launch},
+      {{"cluster_wide", 2, 64, 64, 64, 8, 1, 2, 0, 1, true, false}, fake_launch, fake_launch},
   };
   // m = 64, i = 128: plain_tall 4 tiles of 128x32 (half padding), cost 192; cluster_wide 1 unit
   // of 2 64x64 CTAs (no padding), cost 192. The plain config wins despite its padding.
@@ -338,7 +351,9 @@ TEST(Registry, TheTestTableIsTheRegistry) {
     EXPECT_EQ(r.cluster_m, t.cluster_m);
     EXPECT_EQ(r.cluster_n, t.cluster_n);
     EXPECT_EQ(r.promote_k_tiles, t.promote_k_tiles);
+    EXPECT_EQ(r.split_k, t.split_k);
     EXPECT_EQ(r.cost_model_candidate, t.cost_model_candidate);
+    EXPECT_EQ(r.ablation, t.ablation);
   }
 }
 
@@ -364,20 +379,20 @@ TEST(Registry, ChooseKernelOnRealShapes) {
   const int small = registry_index("k2_pingpong_64x64x64_s8");
   ASSERT_GE(big, 0);
   ASSERT_GE(small, 0);
-  EXPECT_EQ(choose_kernel(1, 896, 4864, DType::kBF16, 132), small);
-  EXPECT_EQ(choose_kernel(16, 8192, 29568, DType::kFP16, 132), small);
-  EXPECT_EQ(choose_kernel(64, 3584, 18944, DType::kBF16, 132), small);
-  EXPECT_EQ(choose_kernel(192, 896, 4864, DType::kBF16, 132), small);
-  EXPECT_EQ(choose_kernel(128, 896, 4864, DType::kBF16, 132), big);
-  EXPECT_EQ(choose_kernel(2048, 3584, 18944, DType::kBF16, 132), big);
-  EXPECT_EQ(choose_kernel(16384, 8192, 29568, DType::kFP16, 132), big);
+  EXPECT_EQ(cost_model_choice(1, 896, 4864, DType::kBF16, 132), small);
+  EXPECT_EQ(cost_model_choice(16, 8192, 29568, DType::kFP16, 132), small);
+  EXPECT_EQ(cost_model_choice(64, 3584, 18944, DType::kBF16, 132), small);
+  EXPECT_EQ(cost_model_choice(192, 896, 4864, DType::kBF16, 132), small);
+  EXPECT_EQ(cost_model_choice(128, 896, 4864, DType::kBF16, 132), big);
+  EXPECT_EQ(cost_model_choice(2048, 3584, 18944, DType::kBF16, 132), big);
+  EXPECT_EQ(cost_model_choice(16384, 8192, 29568, DType::kFP16, 132), big);
   // The shapes measured on the H200 (sm_count 132), where s6 beat c2, in both dtypes.
   for (DType dtype : {DType::kBF16, DType::kFP16}) {
-    EXPECT_EQ(choose_kernel(4096, 896, 4864, dtype, 132), big);
-    EXPECT_EQ(choose_kernel(16384, 896, 4864, dtype, 132), big);
-    EXPECT_EQ(choose_kernel(4096, 3584, 18944, dtype, 132), big);
-    EXPECT_EQ(choose_kernel(16384, 3584, 18944, dtype, 132), big);
-    EXPECT_EQ(choose_kernel(4096, 8192, 29568, dtype, 132), big);
+    EXPECT_EQ(cost_model_choice(4096, 896, 4864, dtype, 132), big);
+    EXPECT_EQ(cost_model_choice(16384, 896, 4864, dtype, 132), big);
+    EXPECT_EQ(cost_model_choice(4096, 3584, 18944, dtype, 132), big);
+    EXPECT_EQ(cost_model_choice(16384, 3584, 18944, dtype, 132), big);
+    EXPECT_EQ(cost_model_choice(4096, 8192, 29568, dtype, 132), big);
   }
 }
 
@@ -393,7 +408,7 @@ TEST(Registry, ClusterConfigRunsOnlyWhenForced) {
     ScopedEnv force("TILEGLU_FORCE_CONFIG", nullptr);
     for (const auto& s : shapes) {
       for (int sms : {78, 132}) {
-        EXPECT_NE(choose_kernel(s[0], s[1], s[2], DType::kBF16, sms), cluster)
+        EXPECT_NE(cost_model_choice(s[0], s[1], s[2], DType::kBF16, sms), cluster)
             << "m=" << s[0] << " k=" << s[1] << " i=" << s[2] << " sms=" << sms;
       }
     }
@@ -403,7 +418,7 @@ TEST(Registry, ClusterConfigRunsOnlyWhenForced) {
     testing::internal::CaptureStderr();
     for (const auto& s : shapes) {
       for (DType dtype : {DType::kBF16, DType::kFP16}) {
-        EXPECT_EQ(choose_kernel(s[0], s[1], s[2], dtype, 132), cluster)
+        EXPECT_EQ(cost_model_choice(s[0], s[1], s[2], dtype, 132), cluster)
             << "m=" << s[0] << " k=" << s[1] << " i=" << s[2];
       }
     }
@@ -419,12 +434,12 @@ TEST(Registry, ForceConfigByName) {
   {
     ScopedEnv force("TILEGLU_FORCE_CONFIG", "k2_pingpong_64x64x64_s8");
     testing::internal::CaptureStderr();
-    EXPECT_EQ(choose_kernel(8192, 3584, 18944, DType::kBF16, 132), small);
+    EXPECT_EQ(cost_model_choice(8192, 3584, 18944, DType::kBF16, 132), small);
     EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
   }
   {
     ScopedEnv force("TILEGLU_FORCE_CONFIG", "k2_pingpong_128x64x64_s6");
-    EXPECT_EQ(choose_kernel(1, 3584, 18944, DType::kFP16, 132), big);
+    EXPECT_EQ(cost_model_choice(1, 3584, 18944, DType::kFP16, 132), big);
   }
 }
 
@@ -433,7 +448,7 @@ TEST(Registry, UnknownForcedConfigIsIgnoredWithAWarning) {
   ScopedEnv log("TILEGLU_LOG_DISPATCH", nullptr);
   ScopedEnv force("TILEGLU_FORCE_CONFIG", "k9_does_not_exist");
   testing::internal::CaptureStderr();
-  const int chosen = choose_kernel(8192, 3584, 18944, DType::kBF16, 132);
+  const int chosen = cost_model_choice(8192, 3584, 18944, DType::kBF16, 132);
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_EQ(chosen, registry_index("k2_pingpong_128x64x64_s6"));
   EXPECT_NE(err.find("warning: TILEGLU_FORCE_CONFIG=k9_does_not_exist names no kernel"),
@@ -447,7 +462,7 @@ TEST(Registry, EmptyForcedConfigIsIgnoredSilently) {
   ScopedEnv log("TILEGLU_LOG_DISPATCH", nullptr);
   ScopedEnv force("TILEGLU_FORCE_CONFIG", "");
   testing::internal::CaptureStderr();
-  EXPECT_EQ(choose_kernel(1, 896, 4864, DType::kBF16, 132),
+  EXPECT_EQ(cost_model_choice(1, 896, 4864, DType::kBF16, 132),
             registry_index("k2_pingpong_64x64x64_s8"));
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
 }
@@ -458,7 +473,7 @@ TEST(Registry, LogDispatchPrintsTheChoice) {
   {
     ScopedEnv log("TILEGLU_LOG_DISPATCH", "1");
     testing::internal::CaptureStderr();
-    choose_kernel(192, 896, 4864, DType::kFP16, 132);
+    cost_model_choice(192, 896, 4864, DType::kFP16, 132);
     const std::string err = testing::internal::GetCapturedStderr();
     EXPECT_NE(err.find("tileglu: dispatch m=192 k=896 i=4864 dtype=fp16 sm_count=132 "
                        "accumulation=tensorcore -> k2_pingpong_64x64x64_s8"),
@@ -486,14 +501,14 @@ TEST(Registry, LogDispatchPrintsTheChoice) {
   {
     ScopedEnv log("TILEGLU_LOG_DISPATCH", "0");
     testing::internal::CaptureStderr();
-    choose_kernel(192, 896, 4864, DType::kFP16, 132);
+    cost_model_choice(192, 896, 4864, DType::kFP16, 132);
     EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
   }
   {
     ScopedEnv log("TILEGLU_LOG_DISPATCH", "1");
     ScopedEnv force("TILEGLU_FORCE_CONFIG", "k2_pingpong_128x64x64_s6");
     testing::internal::CaptureStderr();
-    choose_kernel(1, 896, 4864, DType::kBF16, 132);
+    cost_model_choice(1, 896, 4864, DType::kBF16, 132);
     const std::string err = testing::internal::GetCapturedStderr();
     EXPECT_NE(err.find("-> k2_pingpong_128x64x64_s6 (forced by TILEGLU_FORCE_CONFIG)"),
               std::string::npos)
@@ -545,7 +560,7 @@ TEST(Accumulation, CandidatesFollowTheMode) {
   for (int idx = 0; idx < kEntryCount; ++idx) {
     const KernelConfig& c = kEntries[idx].config;
     SCOPED_TRACE(c.name);
-    EXPECT_EQ(is_candidate(c, Accumulation::kTensorCore), idx != kP8 && c.kernel == 2);
+    EXPECT_EQ(is_candidate(c, Accumulation::kTensorCore), idx != kP8 && c.cost_model_candidate);
     EXPECT_EQ(is_candidate(c, Accumulation::kPromoted), idx == kP8);
   }
 }
@@ -577,7 +592,7 @@ TEST(Accumulation, DefaultNeverRunsThePromotedConfig) {
       for (const auto& ki : kSpreadKI) {
         for (DType dtype : {DType::kBF16, DType::kFP16}) {
           for (int sms : {78, 132}) {
-            const int chosen = choose_kernel(m, ki[0], ki[1], dtype, sms);
+            const int chosen = cost_model_choice(m, ki[0], ki[1], dtype, sms);
             EXPECT_GE(chosen, 0);
             EXPECT_NE(chosen, promoted)
                 << "mode=" << (mode ? mode : "(unset)") << " m=" << m << " k=" << ki[0]
@@ -603,7 +618,7 @@ TEST(Accumulation, PromotedAlwaysRunsThePromotedConfig) {
     for (const auto& ki : kSpreadKI) {
       for (DType dtype : {DType::kBF16, DType::kFP16}) {
         for (int sms : {78, 132}) {
-          const int chosen = choose_kernel(m, ki[0], ki[1], dtype, sms);
+          const int chosen = cost_model_choice(m, ki[0], ki[1], dtype, sms);
           ASSERT_EQ(chosen, promoted)
               << "m=" << m << " k=" << ki[0] << " i=" << ki[1] << " sms=" << sms;
           // What tileglu_query_config reports for it (src/api/tileglu_api.cpp copies the entry).
@@ -625,10 +640,10 @@ TEST(Accumulation, UnknownValueWarnsAndUsesTheDefault) {
     int expected = -1;
     {
       ScopedEnv unset("TILEGLU_ACCUMULATION", nullptr);
-      expected = choose_kernel(s[0], s[1], s[2], DType::kBF16, 132);
+      expected = cost_model_choice(s[0], s[1], s[2], DType::kBF16, 132);
     }
     testing::internal::CaptureStderr();
-    const int chosen = choose_kernel(s[0], s[1], s[2], DType::kBF16, 132);
+    const int chosen = cost_model_choice(s[0], s[1], s[2], DType::kBF16, 132);
     const std::string err = testing::internal::GetCapturedStderr();
     EXPECT_EQ(chosen, expected) << "m=" << s[0];
     EXPECT_NE(chosen, promoted);
@@ -645,8 +660,8 @@ TEST(Accumulation, PromotedWithNoValidPromotedConfigFallsBackWithAWarning) {
   ScopedEnv a("TILEGLU_ACCUMULATION", "promoted");
   // The promoted config has no fp16 launcher here.
   const KernelEntry entries[] = {
-      {{"plain", 2, 128, 64, 64, 6, 1, 1, 0, true}, fake_launch, fake_launch},
-      {{"promoted_bf16_only", 2, 64, 64, 64, 8, 1, 1, 8, true}, fake_launch, nullptr},
+      {{"plain", 2, 128, 64, 64, 6, 1, 1, 0, 1, true, false}, fake_launch, fake_launch},
+      {{"promoted_bf16_only", 2, 64, 64, 64, 8, 1, 1, 8, 1, true, false}, fake_launch, nullptr},
   };
   testing::internal::CaptureStderr();
   EXPECT_EQ(choose_kernel_from(entries, 2, 4096, 4096, 4096, DType::kBF16, 132), 1);
@@ -682,22 +697,22 @@ TEST(Accumulation, ForceConfigOverridesTheMode) {
     ScopedEnv a("TILEGLU_ACCUMULATION", nullptr);
     ScopedEnv force("TILEGLU_FORCE_CONFIG", "k2_pingpong_64x64x64_p8_s8");
     testing::internal::CaptureStderr();
-    EXPECT_EQ(choose_kernel(4096, 3584, 18944, DType::kBF16, 132), promoted);
-    EXPECT_EQ(choose_kernel(1, 896, 4864, DType::kFP16, 132), promoted);
+    EXPECT_EQ(cost_model_choice(4096, 3584, 18944, DType::kBF16, 132), promoted);
+    EXPECT_EQ(cost_model_choice(1, 896, 4864, DType::kFP16, 132), promoted);
     EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
   }
   {
     ScopedEnv a("TILEGLU_ACCUMULATION", "tensorcore");
     ScopedEnv force("TILEGLU_FORCE_CONFIG", "k2_pingpong_64x64x64_p8_s8");
-    EXPECT_EQ(choose_kernel(4096, 8192, 29568, DType::kBF16, 132), promoted);
+    EXPECT_EQ(cost_model_choice(4096, 8192, 29568, DType::kBF16, 132), promoted);
   }
   {
     // Promoted mode, a tensor-core config forced.
     ScopedEnv a("TILEGLU_ACCUMULATION", "promoted");
     ScopedEnv force("TILEGLU_FORCE_CONFIG", "k2_pingpong_128x64x64_s6");
     testing::internal::CaptureStderr();
-    EXPECT_EQ(choose_kernel(1, 896, 4864, DType::kBF16, 132), big);
-    EXPECT_EQ(choose_kernel(4096, 8192, 29568, DType::kFP16, 132), big);
+    EXPECT_EQ(cost_model_choice(1, 896, 4864, DType::kBF16, 132), big);
+    EXPECT_EQ(cost_model_choice(4096, 8192, 29568, DType::kFP16, 132), big);
     EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
   }
   {
@@ -705,7 +720,7 @@ TEST(Accumulation, ForceConfigOverridesTheMode) {
     ScopedEnv a("TILEGLU_ACCUMULATION", "promoted");
     ScopedEnv force("TILEGLU_FORCE_CONFIG", "k9_does_not_exist");
     testing::internal::CaptureStderr();
-    EXPECT_EQ(choose_kernel(4096, 8192, 29568, DType::kBF16, 132), promoted);
+    EXPECT_EQ(cost_model_choice(4096, 8192, 29568, DType::kBF16, 132), promoted);
     const std::string err = testing::internal::GetCapturedStderr();
     EXPECT_NE(err.find("TILEGLU_FORCE_CONFIG=k9_does_not_exist names no kernel"),
               std::string::npos)
@@ -719,10 +734,10 @@ TEST(Accumulation, LogDispatchNamesTheMode) {
   {
     ScopedEnv a("TILEGLU_ACCUMULATION", "promoted");
     testing::internal::CaptureStderr();
-    choose_kernel(4096, 3584, 18944, DType::kBF16, 132);
+    cost_model_choice(4096, 3584, 18944, DType::kBF16, 132);
     const std::string err = testing::internal::GetCapturedStderr();
     EXPECT_NE(err.find("tileglu: dispatch m=4096 k=3584 i=18944 dtype=bf16 sm_count=132 "
-                       "accumulation=promoted -> k2_pingpong_64x64x64_p8_s8\n"),
+                       "accumulation=promoted -> k2_pingpong_64x64x64_p8_s8 (cost model)\n"),
               std::string::npos)
         << err;
     EXPECT_NE(err.find("* k2_pingpong_64x64x64_p8_s8: tiles="), std::string::npos) << err;
@@ -735,7 +750,7 @@ TEST(Accumulation, LogDispatchNamesTheMode) {
     ScopedEnv a("TILEGLU_ACCUMULATION", "promoted");
     ScopedEnv forced("TILEGLU_FORCE_CONFIG", "k2_pingpong_128x64x64_s6");
     testing::internal::CaptureStderr();
-    choose_kernel(4096, 3584, 18944, DType::kBF16, 132);
+    cost_model_choice(4096, 3584, 18944, DType::kBF16, 132);
     const std::string err = testing::internal::GetCapturedStderr();
     EXPECT_NE(err.find("accumulation=promoted -> k2_pingpong_128x64x64_s6 (forced by "
                        "TILEGLU_FORCE_CONFIG)"),
@@ -820,7 +835,7 @@ TEST(Kernel1, DefaultDispatchNeverRunsAKernel1Config) {
       for (const auto& ki : kSpreadKI) {
         for (DType dtype : {DType::kBF16, DType::kFP16}) {
           for (int sms : {78, 132}) {
-            const int chosen = choose_kernel(m, ki[0], ki[1], dtype, sms);
+            const int chosen = cost_model_choice(m, ki[0], ki[1], dtype, sms);
             ASSERT_GE(chosen, 0);
             EXPECT_EQ(registry[chosen].config.kernel, 2)
                 << registry[chosen].config.name << " mode=" << (mode ? mode : "(unset)")
@@ -843,8 +858,8 @@ TEST(Kernel1, PromotedFallbackSkipsKernel1) {
   ScopedEnv a("TILEGLU_ACCUMULATION", "promoted");
   const KernelEntry entries[] = {
       kEntries[kK1],
-      {{"promoted_bf16_only", 2, 64, 64, 64, 8, 1, 1, 8, true}, fake_launch, nullptr},
-      {{"plain", 2, 128, 64, 64, 6, 1, 1, 0, true}, fake_launch, fake_launch},
+      {{"promoted_bf16_only", 2, 64, 64, 64, 8, 1, 1, 8, 1, true, false}, fake_launch, nullptr},
+      {{"plain", 2, 128, 64, 64, 6, 1, 1, 0, 1, true, false}, fake_launch, fake_launch},
   };
   testing::internal::CaptureStderr();
   EXPECT_EQ(choose_kernel_from(entries, 3, 4096, 4096, 4096, DType::kFP16, 132), 2);
@@ -867,7 +882,7 @@ TEST(Kernel1, ForcingEachKernel1ConfigSelectsIt) {
       for (int m : kSpreadM) {
         for (const auto& ki : kSpreadKI) {
           for (DType dtype : {DType::kBF16, DType::kFP16}) {
-            EXPECT_EQ(choose_kernel(m, ki[0], ki[1], dtype, 132), index)
+            EXPECT_EQ(cost_model_choice(m, ki[0], ki[1], dtype, 132), index)
                 << name << " mode=" << (mode ? mode : "(unset)") << " m=" << m
                 << " k=" << ki[0] << " i=" << ki[1];
           }
@@ -879,7 +894,7 @@ TEST(Kernel1, ForcingEachKernel1ConfigSelectsIt) {
       ScopedEnv a("TILEGLU_ACCUMULATION", nullptr);
       ScopedEnv log_on("TILEGLU_LOG_DISPATCH", "1");
       testing::internal::CaptureStderr();
-      EXPECT_EQ(choose_kernel(4096, 3584, 18944, DType::kBF16, 132), index);
+      EXPECT_EQ(cost_model_choice(4096, 3584, 18944, DType::kBF16, 132), index);
       const std::string err = testing::internal::GetCapturedStderr();
       EXPECT_NE(err.find(std::string("accumulation=tensorcore -> ") + name +
                          " (forced by TILEGLU_FORCE_CONFIG)\n"),
@@ -895,9 +910,9 @@ TEST(Kernel1, AnyOtherKernelIsInvalid) {
   ScopedEnv log("TILEGLU_LOG_DISPATCH", nullptr);
   ScopedEnv a("TILEGLU_ACCUMULATION", nullptr);
   const KernelEntry entries[] = {
-      {{"k3_fake_128x64x64_s6", 3, 128, 64, 64, 6, 1, 1, 0, true}, fake_launch, fake_launch},
-      {{"k0_fake_128x64x64_s6", 0, 128, 64, 64, 6, 1, 1, 0, true}, fake_launch, fake_launch},
-      {{"plain", 2, 128, 64, 64, 6, 1, 1, 0, true}, fake_launch, fake_launch},
+      {{"k3_fake_128x64x64_s6", 3, 128, 64, 64, 6, 1, 1, 0, 1, true, false}, fake_launch, fake_launch},
+      {{"k0_fake_128x64x64_s6", 0, 128, 64, 64, 6, 1, 1, 0, 1, true, false}, fake_launch, fake_launch},
+      {{"plain", 2, 128, 64, 64, 6, 1, 1, 0, 1, true, false}, fake_launch, fake_launch},
   };
   for (int idx : {0, 1}) {
     SCOPED_TRACE(entries[idx].config.name);

@@ -20,11 +20,11 @@ namespace {
 cudaError_t fake_launch(const SwigluParams&, int, cudaStream_t) { return cudaSuccess; }
 
 const KernelEntry kEntries[] = {
-    {{"big", 2, 128, 64, 64, 6, 1, 1, 0, true}, fake_launch, fake_launch},
-    {{"small", 2, 64, 64, 64, 8, 1, 1, 0, true}, fake_launch, fake_launch},
-    {{"narrow", 2, 64, 32, 64, 12, 1, 1, 0, false}, fake_launch, fake_launch},
-    {{"promoted", 2, 64, 64, 64, 8, 1, 1, 8, true}, fake_launch, fake_launch},
-    {{"bf16_only", 2, 64, 128, 64, 5, 1, 1, 0, false}, fake_launch, nullptr},
+    {{"big", 2, 128, 64, 64, 6, 1, 1, 0, 1, true, false}, fake_launch, fake_launch},
+    {{"small", 2, 64, 64, 64, 8, 1, 1, 0, 1, true, false}, fake_launch, fake_launch},
+    {{"narrow", 2, 64, 32, 64, 12, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
+    {{"promoted", 2, 64, 64, 64, 8, 1, 1, 8, 1, true, false}, fake_launch, fake_launch},
+    {{"bf16_only", 2, 64, 128, 64, 5, 1, 1, 0, 1, false, false}, fake_launch, nullptr},
 };
 constexpr int kCount = 5;
 
@@ -135,7 +135,7 @@ TEST(TuningTable, LookupTakesTheNearestMOnALogScale) {
   EXPECT_EQ(t.lookup(1, 896, 4864, DType::kBF16), 2);
   EXPECT_EQ(t.lookup(7, 896, 4864, DType::kBF16), 2);     // log2: 2.8 from 1, 3.2 from 64
   EXPECT_EQ(t.lookup(8, 896, 4864, DType::kBF16), 1);     // 3 from both: the larger M
-  EXPECT_EQ(t.lookup(512, 896, 4864, DType::kBF16), 1);   // 3 from 64, 3 from 4096: larger
+  EXPECT_EQ(t.lookup(512, 896, 4864, DType::kBF16), 0);   // 3 from 64, 3 from 4096: larger
   EXPECT_EQ(t.lookup(511, 896, 4864, DType::kBF16), 1);
   EXPECT_EQ(t.lookup(600, 896, 4864, DType::kBF16), 0);
   EXPECT_EQ(t.lookup(1 << 30, 896, 4864, DType::kBF16), 0);
@@ -216,6 +216,24 @@ TEST(TuningTable, EmbeddedDefaultIsValid) {
     ASSERT_GE(row.config, 0);
     ASSERT_LT(row.config, count);
     EXPECT_EQ(registry[row.config].config.promote_k_tiles, 0) << registry[row.config].config.name;
+  }
+}
+
+// The library's own dispatch (choose_kernel: real registry, embedded table) gives every row of the
+// embedded table its config on the device it was tuned for, and leaves other SM counts to the
+// cost model.
+TEST(TuningTable, ChooseKernelFollowsTheEmbeddedTable) {
+  ScopedEnv force("TILEGLU_FORCE_CONFIG", "");
+  ScopedEnv acc("TILEGLU_ACCUMULATION", "");
+  ScopedEnv log("TILEGLU_LOG_DISPATCH", "");
+  const TuningTable* t = embedded_table();
+  int count = 0;
+  const KernelEntry* registry = kernel_registry(&count);
+  for (const TableRow& row : t->rows) {
+    SCOPED_TRACE("m=" + std::to_string(row.m) + " k=" + std::to_string(row.k) + " i=" + std::to_string(row.i));
+    EXPECT_EQ(choose_kernel(row.m, row.k, row.i, row.dtype, t->sm_count), row.config);
+    EXPECT_EQ(choose_kernel(row.m, row.k, row.i, row.dtype, t->sm_count + 1),
+              choose_kernel_from(registry, count, row.m, row.k, row.i, row.dtype, t->sm_count + 1));
   }
 }
 

@@ -213,7 +213,11 @@ INSTANTIATE_TEST_SUITE_P(
                                      "k1_pingpong_128x64x64_s6_serial",
                                      // Tuner-only tiles.
                                      "k2_pingpong_64x128x64_s5", "k1_pingpong_64x128x64_s5",
-                                     "k2_pingpong_64x32x64_s12"),
+                                     "k2_pingpong_64x32x64_s12",
+                                     "k2_coop_128x128x64_s4",
+                                     // Split-K over clusters of 2, 4 and 8 CTAs.
+                                     "k2_splitk2_64x64x64_s4", "k2_splitk4_64x64x64_s4",
+                                     "k2_splitk8_64x64x64_s4"),
                      testing::Values(Format::kBF16, Format::kFP16)),
     [](const testing::TestParamInfo<SwigluGpu::ParamType>& info) {
       return std::get<0>(info.param) +

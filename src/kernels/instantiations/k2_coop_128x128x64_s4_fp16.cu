@@ -1,0 +1,5 @@
+// Kernel-2 Cooperative, 128x128 output tile (GEMM tile 128x256x64: each consumer warpgroup one
+// m64n256k16 WGMMA per k-block), 4 stages, cluster 1x1, fp16.
+#include "../sm90_swiglu_pingpong.hpp"
+
+TILEGLU_INSTANTIATE_PINGPONG(k2_coop_128x128x64_s4, fp16, cutlass::half_t, 128, 128, 64, 4, 1, 0, false, true, true)

@@ -1,0 +1,5 @@
+// Kernel-2 split-K: 64x64 output tiles (GEMM tile 64x128x64), each tile's K over a cluster of 8
+// CTAs reduced through DSMEM, 4 stages, fp16.
+#include "../sm90_swiglu_splitk.hpp"
+
+TILEGLU_INSTANTIATE_SPLITK(k2_splitk8_64x64x64_s4, fp16, cutlass::half_t, 64, 4, 8)
