@@ -7,9 +7,11 @@
 # main results are plain files and everything else is packed, after every step, into
 # session.tar.gz.
 #   step      default limit  writes
-#   ctest     150            tests.txt: ctest (GPU tests included)
+#   ctest     150            tests.txt: ctest (GPU tests included; $CTEST_ARGS, e.g. -R tma)
 #   bench     200            bench.json, log.txt: check (strict 0.01 %) + bench, default dispatch
+#                            (with $BENCH_TABLE set: that tuning table, via TILEGLU_TUNING_TABLE)
 #   tune      300            tune.json, tune.table: bench (bf16) of every config at $TUNE_M
+#                            ($TUNE_ARGS, e.g. --no-baselines --tune-configs a,b)
 #   promoted  150            session/bench_promoted.json: check + bench, TILEGLU_ACCUMULATION=promoted
 #   pytest    150            tests.txt (appended): tests/python on the GPU
 #   overhead  60             session/overhead.json: host cost per Python call
@@ -49,17 +51,21 @@ for spec in "$@"; do
     ctest)
       log "ctest (limit ${limit:=150}s)"
       # The Python tests run in the pytest step (under the GPU machine's interpreter).
-      timeout "$limit" ctest --test-dir build --output-on-failure -E "^(python_tests|gen_readme_table)$" \
+      # shellcheck disable=SC2086
+      timeout "$limit" ctest --test-dir build --output-on-failure -E "^(python_tests|gen_readme_table)$" ${CTEST_ARGS:-} \
         >>"$OUT/tests.txt" 2>&1
       echo "ctest exit $?" | tee -a "$OUT/tests.txt"
       grep -E "tests passed|FAILED|Failed" "$OUT/tests.txt" | tail -8 ;;
     bench)
       log "check + bench, default dispatch (limit ${limit:=200}s)"
-      OUT="$OUT" timeout "$limit" bash bench/run_gpu.sh --strict >/dev/null 2>&1
+      if [[ -n "${BENCH_TABLE:-}" ]]; then log "with TILEGLU_TUNING_TABLE=$BENCH_TABLE"; fi
+      TILEGLU_TUNING_TABLE="${BENCH_TABLE:-}" OUT="$OUT" timeout "$limit" bash bench/run_gpu.sh --strict \
+        >/dev/null 2>&1
       echo "exit $?"; tail -8 "$OUT/log.txt" ;;
     tune)
       log "tune: every config, bf16, M in $TUNE_M (limit ${limit:=300}s)"
-      timeout "$limit" build/bench/swiglu_bench --bench --dtype bf16 --m "$TUNE_M" \
+      # shellcheck disable=SC2086
+      timeout "$limit" build/bench/swiglu_bench --bench --dtype bf16 --m "$TUNE_M" ${TUNE_ARGS:-} \
         --tune "$OUT/tune.table" --out "$OUT/tune.json" >"$MORE/tune_log.txt" 2>&1
       echo "exit $?"; tail -4 "$MORE/tune_log.txt" ;;
     promoted)

@@ -988,6 +988,8 @@ struct Options {
   std::string out = "bench_results.json";
   std::string config;
   bool ceilings = true;      // --no-ceilings: skip the copy and 8192^3 GEMM (for profilers)
+  bool baselines = true;     // --no-baselines: time tileglu only (cuBLASLt variants skipped)
+  std::vector<std::string> tune_configs;  // --tune-configs a,b: only these (default: all)
   std::string tune;          // --tune PATH: time every config, write the fastest per shape there
   int reps = 0;
   bool quick = false;
@@ -1314,6 +1316,9 @@ void tune_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
   for (int idx = 0; idx < count; ++idx) {
     tileglu_config_t cfg{};
     if (tileglu_config_at(idx, &cfg) != TILEGLU_SUCCESS) continue;
+    const auto& only = ctx.opt.tune_configs;
+    if (!only.empty() && std::find(only.begin(), only.end(), std::string(cfg.name)) == only.end())
+      continue;
     setenv("TILEGLU_FORCE_CONFIG", cfg.name, 1);
     tileglu_swiglu_problem_t p = make_problem(dt, m, k, i, x, k, w, w + i * k, k, out, i);
     tileglu_config_t runs{};
@@ -1417,16 +1422,20 @@ void bench_case(Context& ctx, Row* row) {
     silu_kernel<T><<<ew_grid, 256, 0, s>>>(gate, tmp, m * i);
     mul_kernel<T><<<ew_grid, 256, 0, s>>>(tmp, up, out, m * i);
   };
+  // --no-baselines (a tuner run) times tileglu only.
+  const bool baselines = ctx.opt.baselines;
   if (ours_ok) row->ours = time_variant(dev, ctx.events, ctx.topt, ours);
   CUDA_CHECK(cudaGetLastError());
-  if (merged.ok) {
+  if (!baselines) {
+  } else if (merged.ok) {
     row->gemm = time_variant(dev, ctx.events, ctx.topt, gemm);
     row->gemm_silu = time_variant(dev, ctx.events, ctx.topt, gemm_silu);
     CUDA_CHECK(cudaGetLastError());
   } else {
     std::printf("  cuBLASLt found no algorithm for the merged GEMM\n");
   }
-  if (half.ok) {
+  if (!baselines) {
+  } else if (half.ok) {
     row->eager = time_variant(dev, ctx.events, ctx.topt, eager);
     CUDA_CHECK(cudaGetLastError());
   } else {
@@ -1441,7 +1450,7 @@ void bench_case(Context& ctx, Row* row) {
       row->ours_graph = time_variant_graph(dev, ctx.topt, [&](cudaStream_t s) {
         return tileglu_swiglu_stacked(dt, m, k, i, x, k, w, k, out, i, s) == TILEGLU_SUCCESS;
       });
-    if (merged.ok) {
+    if (merged.ok && baselines) {
       row->gemm_graph = time_variant_graph(dev, ctx.topt, [&](cudaStream_t s) {
         gemm(s);
         return true;
@@ -1451,7 +1460,7 @@ void bench_case(Context& ctx, Row* row) {
         return cudaPeekAtLastError() == cudaSuccess;
       });
     }
-    if (half.ok)
+    if (half.ok && baselines)
       row->eager_graph = time_variant_graph(dev, ctx.topt, [&](cudaStream_t s) {
         eager(s);
         return cudaPeekAtLastError() == cudaSuccess;
@@ -1570,6 +1579,8 @@ void usage() {
       "  --out PATH        JSON results (default bench_results.json)\n"
       "  --config NAME     force a kernel config (sets TILEGLU_FORCE_CONFIG)\n"
       "  --no-ceilings     skip the bandwidth and 8192^3 GEMM ceilings (e.g. under a profiler)\n"
+      "  --no-baselines    time tileglu only, no cuBLASLt variants (a tuner run)\n"
+      "  --tune-configs a,b  with --tune: time only these configs (default: every compiled one)\n"
       "  --tune PATH       in the bench phase also time every valid config per case and write\n"
       "                    the fastest per (K, I, M) to PATH as a tuning table (TILEGLU_TUNING_TABLE)\n"
       "  --reps N          exactly N timed runs per variant (default adaptive: ~100 ms, 10..200)\n"
@@ -1635,6 +1646,18 @@ bool parse_args(int argc, char** argv, Options* o) {
       if (!next(&o->config)) return false;
     } else if (arg == "--no-ceilings") {
       o->ceilings = false;
+    } else if (arg == "--no-baselines") {
+      o->baselines = false;
+    } else if (arg == "--tune-configs") {
+      if (!next(&v)) return false;
+      size_t start = 0;
+      while (start <= v.size()) {
+        const size_t comma = v.find(',', start);
+        const std::string name = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (!name.empty()) o->tune_configs.push_back(name);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
     } else if (arg == "--tune") {
       if (!next(&o->tune)) return false;
     } else if (arg == "--reps") {

@@ -19,6 +19,13 @@ TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x128x64_s5)
 TILEGLU_DECLARE_LAUNCHERS(k1_pingpong_64x128x64_s5)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x32x64_s12)
 TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_s4)
+TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_s6_tma)
+TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x64x64_s8_tma)
+TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x128x64_s4_tma)
+TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_s4_tma)
+TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x128x128_s2)
+TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x64x128_s4)
+TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x128_s3)
 TILEGLU_DECLARE_LAUNCHERS(k2_splitk2_64x64x64_s4)
 TILEGLU_DECLARE_LAUNCHERS(k2_splitk4_64x64x64_s4)
 TILEGLU_DECLARE_LAUNCHERS(k2_splitk8_64x64x64_s4)
@@ -64,6 +71,24 @@ const KernelEntry kRegistry[] = {
     // operand bytes per MAC than the 128 x 2*64 Pingpong tile, the epilogue not overlapped.
     {{"k2_coop_128x128x64_s4", 2, 128, 128, 64, 4, 1, 1, 0, 1, false, false},
      kernels::launch_k2_coop_128x128x64_s4_bf16, kernels::launch_k2_coop_128x128x64_s4_fp16},
+    // The same tiles with the epilogue staged in shared memory and stored by TMA
+    // (Sm90SwigluTmaStore), stage counts sized to leave room for the staging buffers.
+    {{"k2_pingpong_128x64x64_s6_tma", 2, 128, 64, 64, 6, 1, 1, 0, 1, false, false},
+     kernels::launch_k2_pingpong_128x64x64_s6_tma_bf16, kernels::launch_k2_pingpong_128x64x64_s6_tma_fp16},
+    {{"k2_pingpong_64x64x64_s8_tma", 2, 64, 64, 64, 8, 1, 1, 0, 1, false, false},
+     kernels::launch_k2_pingpong_64x64x64_s8_tma_bf16, kernels::launch_k2_pingpong_64x64x64_s8_tma_fp16},
+    {{"k2_pingpong_64x128x64_s4_tma", 2, 64, 128, 64, 4, 1, 1, 0, 1, false, false},
+     kernels::launch_k2_pingpong_64x128x64_s4_tma_bf16, kernels::launch_k2_pingpong_64x128x64_s4_tma_fp16},
+    {{"k2_coop_128x128x64_s4_tma", 2, 128, 128, 64, 4, 1, 1, 0, 1, false, false},
+     kernels::launch_k2_coop_128x128x64_s4_tma_bf16, kernels::launch_k2_coop_128x128x64_s4_tma_fp16},
+    // 128-deep k tiles: each stage reads 256 contiguous bytes of every weight row (two TMA boxes
+    // per operand) instead of 128, and the consumers wait on half as many barriers.
+    {{"k2_pingpong_64x128x128_s2", 2, 64, 128, 128, 2, 1, 1, 0, 1, false, false},
+     kernels::launch_k2_pingpong_64x128x128_s2_bf16, kernels::launch_k2_pingpong_64x128x128_s2_fp16},
+    {{"k2_pingpong_64x64x128_s4", 2, 64, 64, 128, 4, 1, 1, 0, 1, false, false},
+     kernels::launch_k2_pingpong_64x64x128_s4_bf16, kernels::launch_k2_pingpong_64x64x128_s4_fp16},
+    {{"k2_pingpong_128x64x128_s3", 2, 128, 64, 128, 3, 1, 1, 0, 1, false, false},
+     kernels::launch_k2_pingpong_128x64x128_s3_bf16, kernels::launch_k2_pingpong_128x64x128_s3_fp16},
     // Split-K for small M: each 64x64 output tile's K sweep spread over a cluster of 2, 4 or 8
     // CTAs that reduce through DSMEM; more work units than tiles when the weights are few rows.
     {{"k2_splitk2_64x64x64_s4", 2, 64, 64, 64, 4, 1, 1, 0, 2, false, false},

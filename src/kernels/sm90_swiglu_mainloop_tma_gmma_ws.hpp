@@ -70,21 +70,32 @@ struct Sm90SwigluMainloop {
   using TiledMma = decltype(cute::make_tiled_mma(
       MmaAtom{}, cute::Layout<cute::Shape<cute::Int<kConsumerWarpgroups>, cute::_1, cute::_1>>{}));
 
-  // K-major, 128-byte swizzled smem rows (8 x 64 elements per atom).
+  // K-major, 128-byte swizzled smem rows (8 x 64 elements per atom). A stage holds kKAtoms atoms
+  // along K, each a dense [rows, 64] block (tile_to_shape fills M first): X in blocks of tile_m
+  // rows, the weights in blocks of 2*tile_n rows whose first tile_n are gate and the rest up.
+  // One TMA copy fills one [rows, 64] block (128-byte swizzle caps a box at 64 elements of K), so a
+  // 128-deep stage reads 256 contiguous bytes of every weight row per stage instead of 128.
   using SmemAtom = cute::GMMA::Layout_K_SW128_Atom<Element>;
-  static_assert(kTileK == cute::size<1>(SmemAtom{}),
-                "the gate/up halves of a B stage are contiguous only with one swizzle atom along K");
+  static constexpr int kAtomK = cute::size<1>(SmemAtom{});
+  static_assert(kTileK % kAtomK == 0, "tile_k is whole swizzle atoms along K");
+  static constexpr int kKAtoms = kTileK / kAtomK;
   using SmemLayoutA = decltype(cute::tile_to_shape(
       SmemAtom{}, cute::make_shape(cute::Int<kTileM>{}, cute::Int<kTileK>{}, cute::Int<kStages>{})));
   using SmemLayoutB = decltype(cute::tile_to_shape(
       SmemAtom{}, cute::make_shape(cute::Int<kGemmTileN>{}, cute::Int<kTileK>{}, cute::Int<kStages>{})));
-  // One half (gate or up) of one B stage: what one weight TMA copy writes.
+  // One [rows, 64] block: what one TMA copy writes (X: tile_m rows; gate or up: tile_n rows).
+  using SmemLayoutABlock = decltype(cute::tile_to_shape(
+      SmemAtom{}, cute::make_shape(cute::Int<kTileM>{}, cute::Int<kAtomK>{})));
   using SmemLayoutBHalf = decltype(cute::tile_to_shape(
-      SmemAtom{}, cute::make_shape(cute::Int<kTileN>{}, cute::Int<kTileK>{})));
+      SmemAtom{}, cute::make_shape(cute::Int<kTileN>{}, cute::Int<kAtomK>{})));
   static constexpr int kStageElemsA = kTileM * kTileK;
   static constexpr int kStageElemsB = kGemmTileN * kTileK;
-  static constexpr int kHalfElemsB = kTileN * kTileK;
+  static constexpr int kBlockElemsA = kTileM * kAtomK;
+  static constexpr int kBlockElemsB = kGemmTileN * kAtomK;  // gate half, then up half
+  static constexpr int kHalfElemsB = kTileN * kAtomK;
+  static_assert(cute::cosize_v<SmemLayoutABlock> == kBlockElemsA, "X block must be dense");
   static_assert(cute::cosize_v<SmemLayoutBHalf> == kHalfElemsB, "B half must be dense");
+  static_assert(cute::cosize_v<SmemLayoutA> == kStageElemsA * kStages, "A stages must be dense");
   static_assert(cute::cosize_v<SmemLayoutB> == kStageElemsB * kStages, "B stages must be dense");
 
   static constexpr uint32_t kTmaTransactionBytes =
@@ -104,8 +115,7 @@ struct Sm90SwigluMainloop {
   // Row-major [rows, K] global tensors with a runtime leading dimension.
   using GmemLayout = cute::Layout<cute::Shape<int, int>, cute::Stride<int64_t, cute::_1>>;
   using GmemTensor = decltype(cute::make_tensor(cute::make_gmem_ptr(static_cast<Element const*>(nullptr)), GmemLayout{}));
-  using TmaX = decltype(cute::make_tma_copy(CopyOpX{}, GmemTensor{},
-                                            SmemLayoutA{}(cute::_, cute::_, cute::Int<0>{}),
+  using TmaX = decltype(cute::make_tma_copy(CopyOpX{}, GmemTensor{}, SmemLayoutABlock{},
                                             cute::Int<kClusterN>{}));
   using TmaW = decltype(cute::make_tma_copy(cute::SM90_TMA_LOAD{}, GmemTensor{}, SmemLayoutBHalf{}));
 
@@ -122,8 +132,7 @@ struct Sm90SwigluMainloop {
     auto gmem = [](Element const* ptr, int rows, int cols, int64_t ld) {
       return make_tensor(make_gmem_ptr(ptr), make_layout(make_shape(rows, cols), make_stride(ld, _1{})));
     };
-    return Params{make_tma_copy(CopyOpX{}, gmem(x, m, k, ldx), SmemLayoutA{}(_, _, Int<0>{}),
-                                Int<kClusterN>{}),
+    return Params{make_tma_copy(CopyOpX{}, gmem(x, m, k, ldx), SmemLayoutABlock{}, Int<kClusterN>{}),
                   make_tma_copy(SM90_TMA_LOAD{}, gmem(w_gate, i, k, ld_gate), SmemLayoutBHalf{}),
                   make_tma_copy(SM90_TMA_LOAD{}, gmem(w_up, i, k, ld_up), SmemLayoutBHalf{}),
                   m, k, i};
@@ -157,17 +166,16 @@ struct Sm90SwigluMainloop {
     Tensor mX = p.tma_x.get_tma_tensor(make_shape(p.m, p.k));
     Tensor mG = p.tma_gate.get_tma_tensor(make_shape(p.i, p.k));
     Tensor mU = p.tma_up.get_tma_tensor(make_shape(p.i, p.k));
-    Tensor gX = local_tile(mX, make_shape(Int<kTileM>{}, Int<kTileK>{}), make_coord(m_blk, _));  // (BM,BK,k)
-    Tensor gG = local_tile(mG, make_shape(Int<kTileN>{}, Int<kTileK>{}), make_coord(n_blk, _));  // (BN,BK,k)
-    Tensor gU = local_tile(mU, make_shape(Int<kTileN>{}, Int<kTileK>{}), make_coord(n_blk, _));
+    // Tiles of one swizzle atom (64) along K: k tile kt is blocks kt * kKAtoms + [0, kKAtoms).
+    Tensor gX = local_tile(mX, make_shape(Int<kTileM>{}, Int<kAtomK>{}), make_coord(m_blk, _));  // (BM,64,k64)
+    Tensor gG = local_tile(mG, make_shape(Int<kTileN>{}, Int<kAtomK>{}), make_coord(n_blk, _));  // (BN,64,k64)
+    Tensor gU = local_tile(mU, make_shape(Int<kTileN>{}, Int<kAtomK>{}), make_coord(n_blk, _));
 
     auto tma_x = p.tma_x.get_slice(cta_rank);
     constexpr uint16_t kMulticastMask = uint16_t((1u << kClusterN) - 1);
     auto tma_g = p.tma_gate.get_slice(Int<0>{});
     auto tma_u = p.tma_up.get_slice(Int<0>{});
-    Tensor sA = make_tensor(make_smem_ptr(smem.a.data()), SmemLayoutA{});
-    Tensor tXgX = tma_x.partition_S(gX);  // (TMA,TMA_M,TMA_K,k)
-    Tensor tXsX = tma_x.partition_D(sA);  // (TMA,TMA_M,TMA_K,PIPE)
+    Tensor tXgX = tma_x.partition_S(gX);  // (TMA,TMA_M,TMA_K,k64)
     Tensor tGgG = tma_g.partition_S(gG);
     Tensor tUgU = tma_u.partition_S(gU);
 
@@ -177,12 +185,18 @@ struct Sm90SwigluMainloop {
       pipeline.producer_acquire(write_state);
       auto* full_barrier = pipeline.producer_get_barrier(write_state);
       int const stage = write_state.index();
-      Element* stage_b = smem.b.data() + stage * kStageElemsB;
-      Tensor sG = make_tensor(make_smem_ptr(stage_b), SmemLayoutBHalf{});
-      Tensor sU = make_tensor(make_smem_ptr(stage_b + kHalfElemsB), SmemLayoutBHalf{});
-      copy(p.tma_x.with(*full_barrier, kMulticastMask), tXgX(_, _, _, kt), tXsX(_, _, _, stage));
-      copy(p.tma_gate.with(*full_barrier), tGgG(_, _, _, kt), tma_g.partition_D(sG));
-      copy(p.tma_up.with(*full_barrier), tUgU(_, _, _, kt), tma_u.partition_D(sU));
+      CUTLASS_PRAGMA_UNROLL
+      for (int atom = 0; atom < kKAtoms; ++atom) {
+        int const k64 = kt * kKAtoms + atom;
+        Tensor sX = make_tensor(make_smem_ptr(smem.a.data() + stage * kStageElemsA + atom * kBlockElemsA),
+                                SmemLayoutABlock{});
+        Element* block_b = smem.b.data() + stage * kStageElemsB + atom * kBlockElemsB;
+        Tensor sG = make_tensor(make_smem_ptr(block_b), SmemLayoutBHalf{});
+        Tensor sU = make_tensor(make_smem_ptr(block_b + kHalfElemsB), SmemLayoutBHalf{});
+        copy(p.tma_x.with(*full_barrier, kMulticastMask), tXgX(_, _, _, k64), tma_x.partition_D(sX));
+        copy(p.tma_gate.with(*full_barrier), tGgG(_, _, _, k64), tma_g.partition_D(sG));
+        copy(p.tma_up.with(*full_barrier), tUgU(_, _, _, k64), tma_u.partition_D(sU));
+      }
       ++write_state;
     }
   }

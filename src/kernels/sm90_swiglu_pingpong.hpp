@@ -53,11 +53,14 @@ inline constexpr int kMaxCachedDevices = 64;
 
 template <class Element_, int kTileM, int kTileN, int kTileK, int kStages, int kClusterN_,
           int kPromoteKTiles = 0, bool kSplitAccumulators = false, bool kOverlapEpilogue_ = true,
-          bool kCooperative_ = false>
+          bool kCooperative_ = false, bool kTmaStore_ = false>
 struct Sm90SwigluPingpong {
   using Element = Element_;
   static constexpr int kClusterN = kClusterN_;
   static constexpr bool kCooperative = kCooperative_;
+  // true: the epilogue stages the output tile in shared memory and stores it with TMA
+  // (Sm90SwigluTmaStore); false: register-direct stores.
+  static constexpr bool kTmaStore = kTmaStore_;
   // Consumer threads that share one tile: one warpgroup (Pingpong) or both (Cooperative).
   static constexpr int kTileConsumerThreads = kCooperative ? 256 : 128;
   static_assert(!kCooperative || kOverlapEpilogue_, "the ablation is of the Pingpong overlap");
@@ -67,6 +70,15 @@ struct Sm90SwigluPingpong {
   using Mainloop = Sm90SwigluMainloop<Element, kTileM, kTileN, kTileK, kStages, kClusterN,
                                         kPromoteKTiles, kSplitAccumulators, kCooperative ? 2 : 1>;
   using Epilogue = Sm90SwigluEpilogue<Element, kTileM, kTileN>;
+  // Without kTmaStore no staging type is instantiated (its swizzle atom needs tile_n % 64 == 0).
+  struct NoTmaStore {
+    struct Tma {};
+    static constexpr int kBufferElems = 0;
+  };
+  using TmaStore = cute::conditional_t<kTmaStore, Sm90SwigluTmaStore<Element, kTileM, kTileN>, NoTmaStore>;
+  // Staging buffers: one per consumer warpgroup in Pingpong (each owns its tiles), one shared in
+  // Cooperative.
+  static constexpr int kOutBuffers = kTmaStore ? (kCooperative ? 1 : 2) : 0;
   using TiledMma = typename Mainloop::TiledMma;
   using Pipeline = typename Mainloop::Pipeline;
   using PipelineState = typename Mainloop::PipelineState;
@@ -81,8 +93,13 @@ struct Sm90SwigluPingpong {
       kTileM * 2 * kTileN / kTileConsumerThreads * (kPromoteKTiles > 0 ? 2 : 1);
   static_assert(kAccumRegisters <= 160, "accumulators must leave registers for the epilogue");
 
+  struct OutStorage {
+    alignas(1024) cute::array_aligned<Element, TmaStore::kBufferElems * (kOutBuffers > 0 ? kOutBuffers : 1), 1024> buffers;
+  };
+  struct NoOutStorage {};
   struct SharedStorage {
     typename Mainloop::SharedStorage tensors;
+    cute::conditional_t<kTmaStore, OutStorage, NoOutStorage> out;
     typename Pipeline::SharedStorage pipeline;
     typename MathOrderBarrier::SharedStorage math_order;
   };
@@ -95,6 +112,7 @@ struct Sm90SwigluPingpong {
     Sm90StaticPersistentScheduler scheduler;
     Element* out;
     int64_t ld_out;
+    typename TmaStore::Tma tma_out;  // built and used only when kTmaStore
   };
 };
 
@@ -189,11 +207,21 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
       Mainloop::mma_tail(pipeline, read_state, k_tiles);
       read_state.advance(stages_per_step);  // past this tile (and the other consumer's)
 
-      Kernel::Epilogue::store(accum, tiled_mma, consumer_thread, m_blk * Mainloop::kTileM,
-                              n_blk * Mainloop::kTileN, params.mainloop.m, params.mainloop.i,
-                              params.out, params.ld_out);
+      if constexpr (Kernel::kTmaStore) {
+        // Named barriers 8 and 9: one per Pingpong consumer, 8 for the Cooperative pair.
+        Kernel::TmaStore::template store<typename Kernel::Epilogue>(
+            accum, tiled_mma, consumer_thread, Kernel::kTileConsumerThreads,
+            8 + (Kernel::kCooperative ? 0 : consumer), consumer_thread == 0,
+            smem.out.buffers.data() + (Kernel::kCooperative ? 0 : consumer) * Kernel::TmaStore::kBufferElems,
+            params.tma_out, m_blk, n_blk, params.mainloop.m, params.mainloop.i);
+      } else {
+        Kernel::Epilogue::store(accum, tiled_mma, consumer_thread, m_blk * Mainloop::kTileM,
+                                n_blk * Mainloop::kTileN, params.mainloop.m, params.mainloop.i,
+                                params.out, params.ld_out);
+      }
       if constexpr (!Kernel::kCooperative && !Kernel::kOverlapEpilogue) math_order.arrive();
     }
+    if constexpr (Kernel::kTmaStore) Kernel::TmaStore::drain(consumer_thread == 0);
   }
 #endif
 }
@@ -211,7 +239,10 @@ cudaError_t launch_sm90_swiglu_pingpong(SwigluParams const& p, int sm_count, cud
       // (x - 1) / t + 1 rounds up without overflowing for x near INT_MAX (x >= 1 is validated).
       Sm90StaticPersistentScheduler{(p.m - 1) / Mainloop::kTileM + 1,
                                     (p.i - 1) / (Mainloop::kTileN * Kernel::kClusterN) + 1, 8},
-      static_cast<Element*>(p.out), p.ld_out};
+      static_cast<Element*>(p.out), p.ld_out, {}};
+  if constexpr (Kernel::kTmaStore) {
+    params.tma_out = Kernel::TmaStore::make(static_cast<Element*>(p.out), p.m, p.i, p.ld_out);
+  }
 
   // Tile indices are int in the kernel, and the loops step past the last tile by up to twice
   // the grid: keep the count far from INT_MAX (the C API rejects such shapes before this).

@@ -31,11 +31,18 @@ const KernelEntry kEntries[] = {
     {{"k1_pingpong_64x128x64_s5", 1, 64, 128, 64, 5, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k2_pingpong_64x32x64_s12", 2, 64, 32, 64, 12, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k2_coop_128x128x64_s4", 2, 128, 128, 64, 4, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
+    {{"k2_pingpong_128x64x64_s6_tma", 2, 128, 64, 64, 6, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
+    {{"k2_pingpong_64x64x64_s8_tma", 2, 64, 64, 64, 8, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
+    {{"k2_pingpong_64x128x64_s4_tma", 2, 64, 128, 64, 4, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
+    {{"k2_coop_128x128x64_s4_tma", 2, 128, 128, 64, 4, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
+    {{"k2_pingpong_64x128x128_s2", 2, 64, 128, 128, 2, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
+    {{"k2_pingpong_64x64x128_s4", 2, 64, 64, 128, 4, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
+    {{"k2_pingpong_128x64x128_s3", 2, 128, 64, 128, 3, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k2_splitk2_64x64x64_s4", 2, 64, 64, 64, 4, 1, 1, 0, 2, false, false}, fake_launch, fake_launch},
     {{"k2_splitk4_64x64x64_s4", 2, 64, 64, 64, 4, 1, 1, 0, 4, false, false}, fake_launch, fake_launch},
     {{"k2_splitk8_64x64x64_s4", 2, 64, 64, 64, 4, 1, 1, 0, 8, false, false}, fake_launch, fake_launch},
 };
-constexpr int kEntryCount = 13;
+constexpr int kEntryCount = 20;
 constexpr int kS6 = 0;        // 128x64
 constexpr int kC2 = 1;        // 128x64, cluster 1x2 multicasting X
 constexpr int kS8 = 2;        // 64x64

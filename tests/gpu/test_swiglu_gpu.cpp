@@ -215,6 +215,12 @@ INSTANTIATE_TEST_SUITE_P(
                                      "k2_pingpong_64x128x64_s5", "k1_pingpong_64x128x64_s5",
                                      "k2_pingpong_64x32x64_s12",
                                      "k2_coop_128x128x64_s4",
+                                     // Epilogue staged in shared memory, TMA store.
+                                     "k2_pingpong_128x64x64_s6_tma", "k2_pingpong_64x64x64_s8_tma",
+                                     "k2_pingpong_64x128x64_s4_tma", "k2_coop_128x128x64_s4_tma",
+                                     // 128-deep k tiles.
+                                     "k2_pingpong_64x128x128_s2", "k2_pingpong_64x64x128_s4",
+                                     "k2_pingpong_128x64x128_s3",
                                      // Split-K over clusters of 2, 4 and 8 CTAs.
                                      "k2_splitk2_64x64x64_s4", "k2_splitk4_64x64x64_s4",
                                      "k2_splitk8_64x64x64_s4"),
