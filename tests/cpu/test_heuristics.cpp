@@ -10,6 +10,7 @@
 #include <string>
 
 #include "dispatch/sm90_heuristics.h"
+#include "test_dispatch_helpers.h"
 #include "kernels/swiglu_params.h"
 #include "tileglu/tileglu.h"
 
@@ -17,7 +18,8 @@ namespace tileglu {
 namespace dispatch {
 namespace {
 
-cudaError_t fake_launch(const SwigluParams&, int, cudaStream_t) { return cudaSuccess; }
+using tileglu_test::fake_launch;
+using tileglu_test::ScopedEnv;
 
 // The shipped configurations (as in src/kernels/registry.cpp), with launchers never called.
 const KernelEntry kEntries[] = {
@@ -72,30 +74,6 @@ int choose_unclustered(int m, int i, int sm_count = 132) {
 }
 
 // Sets an environment variable for one test and restores the old value afterwards.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    const char* old = std::getenv(name);
-    had_ = old != nullptr;
-    if (had_) old_ = old;
-    if (value) {
-      setenv(name, value, 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (had_) {
-      setenv(name_.c_str(), old_.c_str(), 1);
-    } else {
-      unsetenv(name_.c_str());
-    }
-  }
-
- private:
-  std::string name_, old_;
-  bool had_ = false;
-};
 
 // choose_kernel() without the tuning tables: what the cost model (and TILEGLU_FORCE_CONFIG,
 // TILEGLU_ACCUMULATION, TILEGLU_LOG_DISPATCH) make of the real registry. The tables' part of the

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "dispatch/sm90_heuristics.h"
+#include "test_dispatch_helpers.h"
 #include "dispatch/tuning_table.h"
 #include "tileglu/tileglu.h"
 
@@ -17,7 +18,8 @@ namespace tileglu {
 namespace dispatch {
 namespace {
 
-cudaError_t fake_launch(const SwigluParams&, int, cudaStream_t) { return cudaSuccess; }
+using tileglu_test::fake_launch;
+using tileglu_test::ScopedEnv;
 
 const KernelEntry kEntries[] = {
     {{"big", 2, 128, 64, 64, 6, 1, 1, 0, 1, true, false}, fake_launch, fake_launch},
@@ -47,27 +49,6 @@ std::string parse_error(const std::string& text) {
   return error;
 }
 
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    const char* old = std::getenv(name);
-    had_ = old != nullptr;
-    if (had_) old_ = old;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (had_) {
-      setenv(name_, old_.c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  bool had_ = false;
-  std::string old_;
-};
 
 TEST(TuningTable, ParsesHeaderRowsAndComments) {
   const TuningTable t = parse_ok("# a comment\n" + header() +
