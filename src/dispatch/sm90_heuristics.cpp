@@ -67,12 +67,14 @@
 //
 // Kernel family. is_valid() accepts Kernel-2 (kernel == 2: one WGMMA chain over the [gate | up]
 // tile, one accumulator) and Kernel-1 (kernel == 1: separate gate and up accumulators, two WGMMA
-// chains per warpgroup from the same stage; k1_pingpong_128x64x64_s6, and its serialized-epilogue
-// overlap ablation k1_pingpong_128x64x64_s6_serial). Any other kernel value is invalid. Kernel-1
-// configs are never candidates, in either accumulation mode: nothing measured ranks them against
-// Kernel-2 yet (the cost model above would score k1_pingpong_128x64x64_s6 exactly like
-// k2_pingpong_128x64x64_s6), so until a measured table exists they run only when
-// TILEGLU_FORCE_CONFIG names them.
+// chains per warpgroup from the same stage); any other kernel value is invalid. Only the configs
+// marked cost_model_candidate are ranked here: the model would score Kernel-1 exactly like
+// Kernel-2 at the same tile, knows nothing of epilogue cost (Cooperative, TMA store) or of split-K,
+// so those run when a measured table (tuning_table.h, consulted first by choose_kernel) names them.
+//
+// Order of sources in choose_kernel_from: TILEGLU_FORCE_CONFIG, then the tables it is given (the
+// user's, then the embedded one: only those tuned on this SM count, only rows valid for the
+// problem, never an ablation, only of the accumulation mode's kind), then this cost model.
 #include "sm90_heuristics.h"
 
 #include <cstdio>

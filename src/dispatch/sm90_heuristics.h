@@ -12,9 +12,10 @@
 //                                   value: the default, with a warning. TILEGLU_FORCE_CONFIG
 //                                   overrides it.
 //
-// Kernel-1 configs (kernel == 1: separate gate and up accumulators) are valid but never
-// candidates, whatever TILEGLU_ACCUMULATION says: they are not measured yet, so until a measured
-// table exists they run only when TILEGLU_FORCE_CONFIG names them.
+// The configurations the cost model ranks are those marked cost_model_candidate in the registry
+// (the ones it was checked against on an H200); the others (Kernel-1, Cooperative, split-K, the
+// TMA-store and 128-deep tiles) run when a tuning table names them or when forced, and the
+// ablation (KernelConfig::ablation) only when forced.
 #pragma once
 
 #include <cstdint>

@@ -61,7 +61,9 @@ int TuningTable::lookup(int m, int k, int i, DType dtype) const {
     for (const TableRow& row : rows) {
       if (row.k != k || row.i != i) continue;
       if ((row.dtype == dtype) != (pass == 0)) continue;
-      const double distance = std::fabs(std::log2(static_cast<double>(row.m) / m));
+      // The ratio of the larger M to the smaller orders rows as |log(row.m / m)| does, without
+      // a logarithm on every call.
+      const double distance = row.m > m ? static_cast<double>(row.m) / m : static_cast<double>(m) / row.m;
       if (best < 0 || distance < best_distance ||
           (distance == best_distance && row.m > best_m)) {
         best = row.config;

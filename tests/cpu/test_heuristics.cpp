@@ -1,6 +1,6 @@
 // The dispatch heuristics: the cost model on the worked examples of sm90_heuristics.cpp (no
 // multicast discount, no-cluster tie-break), the registry's entries, TILEGLU_ACCUMULATION,
-// TILEGLU_FORCE_CONFIG, TILEGLU_LOG_DISPATCH, and Kernel-1 (valid, forced only).
+// TILEGLU_FORCE_CONFIG, TILEGLU_LOG_DISPATCH, and Kernel-1 (valid, never a cost-model candidate).
 #include <gtest/gtest.h>
 
 #include <array>
@@ -744,7 +744,7 @@ TEST(Accumulation, LogDispatchNamesTheMode) {
   }
 }
 
-// --- Kernel-1: valid, never a candidate, runs only when forced ----------------------------------
+// --- Kernel-1: valid, never a cost-model candidate (a table or TILEGLU_FORCE_CONFIG runs it) -----
 
 const char* const kKernel1Names[] = {"k1_pingpong_128x64x64_s6", "k1_pingpong_128x64x64_s6_serial"};
 
