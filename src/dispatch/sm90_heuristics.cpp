@@ -66,8 +66,10 @@
 // valid candidate the default set is used, with a warning. TILEGLU_FORCE_CONFIG overrides both.
 //
 // Kernel family. is_valid() accepts Kernel-2 (kernel == 2: one WGMMA chain over the [gate | up]
-// tile, one accumulator) and Kernel-1 (kernel == 1: separate gate and up accumulators, two WGMMA
-// chains per warpgroup from the same stage); any other kernel value is invalid. Only the configs
+// tile, one accumulator; the decode kernels' one mma.sync over gate and up rows counts as this)
+// and Kernel-1 (kernel == 1: separate gate and up accumulators, two WGMMA chains per warpgroup
+// from the same stage); any other kernel value is invalid, and so is an M above a config's
+// max_m (the decode kernels stop at 64). Only the configs
 // marked cost_model_candidate are ranked here: the model would score Kernel-1 exactly like
 // Kernel-2 at the same tile, knows nothing of epilogue cost (Cooperative, TMA store) or of split-K,
 // so those run when a measured table (tuning_table.h, consulted first by choose_kernel) names them.
@@ -210,6 +212,7 @@ bool is_valid(const KernelEntry& entry, const Shape& shape) {
   // The kernel families the registry ships: Kernel-1 (split accumulators) and Kernel-2.
   if (c.kernel != 1 && c.kernel != 2) return false;
   if (c.split_k < 1) return false;
+  if (c.max_m < 0 || (c.max_m > 0 && shape.m > c.max_m)) return false;
   // Split-K launches one cluster per tile: M-blocks go to grid y, below 2^16.
   if (c.split_k > 1 && (shape.m - 1) / c.tile_m + 1 >= (1 << 16)) return false;
   return (shape.dtype == DType::kFP16 ? entry.launch_fp16 : entry.launch_bf16) != nullptr;

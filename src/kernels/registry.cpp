@@ -29,12 +29,17 @@ TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x128_s3)
 TILEGLU_DECLARE_LAUNCHERS(k2_splitk2_64x64x64_s4)
 TILEGLU_DECLARE_LAUNCHERS(k2_splitk4_64x64x64_s4)
 TILEGLU_DECLARE_LAUNCHERS(k2_splitk8_64x64x64_s4)
+TILEGLU_DECLARE_LAUNCHERS(k2_decode_n8_c8_u4)
+TILEGLU_DECLARE_LAUNCHERS(k2_decode_n8_c16_u2)
+TILEGLU_DECLARE_LAUNCHERS(k2_decode_n16_c8_u4)
+TILEGLU_DECLARE_LAUNCHERS(k2_decode_n16_c16_u2)
+TILEGLU_DECLARE_LAUNCHERS(k2_decode_n32_c8_u2)
 #undef TILEGLU_DECLARE_LAUNCHERS
 }  // namespace kernels
 
 namespace {
 // name, kernel, tile_m, tile_n (output columns), tile_k, stages, cluster_m, cluster_n,
-// promote_k_tiles, split_k, cost_model_candidate, ablation
+// promote_k_tiles, split_k, cost_model_candidate, ablation[, max_m]
 const KernelEntry kRegistry[] = {
     {{"k2_pingpong_128x64x64_s6", 2, 128, 64, 64, 6, 1, 1, 0, 1, true, false},
      kernels::launch_k2_pingpong_128x64x64_s6_bf16, kernels::launch_k2_pingpong_128x64x64_s6_fp16},
@@ -97,6 +102,20 @@ const KernelEntry kRegistry[] = {
      kernels::launch_k2_splitk4_64x64x64_s4_bf16, kernels::launch_k2_splitk4_64x64x64_s4_fp16},
     {{"k2_splitk8_64x64x64_s4", 2, 64, 64, 64, 4, 1, 1, 0, 8, false, false},
      kernels::launch_k2_splitk8_64x64x64_s4_bf16, kernels::launch_k2_splitk8_64x64x64_s4_fp16},
+    // Decode (sm90_swiglu_decode.hpp): swap-AB mma.sync with the weights streamed into registers,
+    // K split across the warps of each CTA; tile_m = tokens per CTA, tile_n = output columns per
+    // warp, tile_k = k in flight per warp. Valid up to M = 64 (max_m): each block of tile_m tokens
+    // re-reads the weights.
+    {{"k2_decode_n8_c8_u4", 2, 8, 8, 128, 1, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_decode_n8_c8_u4_bf16, kernels::launch_k2_decode_n8_c8_u4_fp16},
+    {{"k2_decode_n8_c16_u2", 2, 8, 16, 64, 1, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_decode_n8_c16_u2_bf16, kernels::launch_k2_decode_n8_c16_u2_fp16},
+    {{"k2_decode_n16_c8_u4", 2, 16, 8, 128, 1, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_decode_n16_c8_u4_bf16, kernels::launch_k2_decode_n16_c8_u4_fp16},
+    {{"k2_decode_n16_c16_u2", 2, 16, 16, 64, 1, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_decode_n16_c16_u2_bf16, kernels::launch_k2_decode_n16_c16_u2_fp16},
+    {{"k2_decode_n32_c8_u2", 2, 32, 8, 64, 1, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_decode_n32_c8_u2_bf16, kernels::launch_k2_decode_n32_c8_u2_fp16},
 };
 }  // namespace
 

@@ -27,32 +27,9 @@
 #include <cutlass/cutlass.h>
 #include <cutlass/numeric_types.h>
 
+#include "swiglu_activation.hpp"
+
 namespace tileglu::kernels {
-
-// silu(g) * u in fp32. __expf is the fast exponential (ex2.approx); its relative error
-// (~2 ulp of fp32) is far below one bf16/fp16 ulp. For g -> -inf, exp(-g) = inf and the
-// quotient is -0, the correct limit.
-struct SiluMul {
-  CUTLASS_DEVICE float operator()(float gate, float up) const {
-    return gate / (1.0f + __expf(-gate)) * up;
-  }
-};
-
-// Packs two fp32 values into one 32-bit word of the output type, rounding each once (RNE).
-template <class Element>
-CUTLASS_DEVICE uint32_t pack_rounded_pair(float lo, float hi);
-
-template <>
-CUTLASS_DEVICE uint32_t pack_rounded_pair<cutlass::bfloat16_t>(float lo, float hi) {
-  __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-  return *reinterpret_cast<uint32_t*>(&v);
-}
-
-template <>
-CUTLASS_DEVICE uint32_t pack_rounded_pair<cutlass::half_t>(float lo, float hi) {
-  __half2 v = __floats2half2_rn(lo, hi);
-  return *reinterpret_cast<uint32_t*>(&v);
-}
 
 // Applies `Activation` to matching gate/up accumulator values of one tile and hands each pair of
 // adjacent output columns, rounded once and packed, to a sink: store() writes them to global

@@ -48,9 +48,6 @@
 
 namespace tileglu::kernels {
 
-// Devices whose cluster occupancy the launcher remembers; later ordinals query every launch.
-inline constexpr int kMaxCachedDevices = 64;
-
 template <class Element_, int kTileM, int kTileN, int kTileK, int kStages, int kClusterN_,
           int kPromoteKTiles = 0, bool kSplitAccumulators = false, bool kOverlapEpilogue_ = true,
           bool kCooperative_ = false, bool kTmaStore_ = false>

@@ -32,15 +32,18 @@ struct KernelConfig {
   const char* name;  // unique, e.g. "k2_pingpong_128x64x64_s6"
   int kernel;        // 1 = Kernel-1 (separate gate and up accumulators), 2 = Kernel-2 (one
                      // accumulator over [gate | up] tiles); SwiGLU in the epilogue either way
-  int tile_m;        // rows of X per output tile (one consumer warpgroup's, or both's)
-  int tile_n;        // output columns per tile (GEMM tile is 2 * tile_n wide)
-  int tile_k;
+  int tile_m;        // rows of X per output tile (one consumer warpgroup's, or both's);
+                     // decode kernels: tokens per CTA
+  int tile_n;        // output columns per tile (GEMM tile is 2 * tile_n wide); decode kernels:
+                     // output columns per warp
+  int tile_k;        // decode kernels: k per batch of loads in flight
   int stages;
   int cluster_m;
   int cluster_n;
   int promote_k_tiles;  // 0: tensor-core accumulation only; P > 0: FADD-promoted every P k tiles
   int split_k;          // 1: one CTA per output tile (Pingpong); S > 1: a cluster of S CTAs
-                        // splits each tile's K and reduces through DSMEM (sm90_swiglu_splitk.hpp)
+                        // splits each tile's K and reduces through DSMEM (sm90_swiglu_splitk.hpp).
+                        // Decode kernels: 1; they split K across a CTA's warps (decode_plan.h)
   // Whether the cost model (src/dispatch) may pick it for a shape no measured table covers.
   // Configs without a measured standing there (Kernel-1, split-K, the tiles added for the tuner)
   // run only from a measured table or when forced.
@@ -48,6 +51,10 @@ struct KernelConfig {
   // A benchmark-only variant (the serialized-epilogue ablation): never chosen by the tuner, a
   // table or the cost model; runs only when forced.
   bool ablation;
+  // 0: any M. Otherwise the largest M the config serves: the decode kernels
+  // (sm90_swiglu_decode.hpp) re-read every weight per block of tile_m tokens, which is what
+  // decode wants and ruinous at prefill sizes, so the tuner and tables never see them there.
+  int max_m = 0;
 };
 
 // Launches the kernel on `stream` for a validated problem. `sm_count` is the current device's
@@ -59,6 +66,11 @@ struct KernelEntry {
   LaunchFn launch_bf16;
   LaunchFn launch_fp16;
 };
+
+namespace kernels {
+// Devices whose occupancy the launchers remember; later ordinals query on every launch.
+inline constexpr int kMaxCachedDevices = 64;
+}  // namespace kernels
 
 // Every shipped configuration, in a fixed order (src/kernels/registry.cpp).
 const KernelEntry* kernel_registry(int* count);

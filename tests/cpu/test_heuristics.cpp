@@ -43,8 +43,13 @@ const KernelEntry kEntries[] = {
     {{"k2_splitk2_64x64x64_s4", 2, 64, 64, 64, 4, 1, 1, 0, 2, false, false}, fake_launch, fake_launch},
     {{"k2_splitk4_64x64x64_s4", 2, 64, 64, 64, 4, 1, 1, 0, 4, false, false}, fake_launch, fake_launch},
     {{"k2_splitk8_64x64x64_s4", 2, 64, 64, 64, 4, 1, 1, 0, 8, false, false}, fake_launch, fake_launch},
+    {{"k2_decode_n8_c8_u4", 2, 8, 8, 128, 1, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
+    {{"k2_decode_n8_c16_u2", 2, 8, 16, 64, 1, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
+    {{"k2_decode_n16_c8_u4", 2, 16, 8, 128, 1, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
+    {{"k2_decode_n16_c16_u2", 2, 16, 16, 64, 1, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
+    {{"k2_decode_n32_c8_u2", 2, 32, 8, 64, 1, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
 };
-constexpr int kEntryCount = 20;
+constexpr int kEntryCount = 25;
 constexpr int kS6 = 0;        // 128x64
 constexpr int kC2 = 1;        // 128x64, cluster 1x2 multicasting X
 constexpr int kS8 = 2;        // 64x64
@@ -309,7 +314,10 @@ TEST(Registry, EveryEntryIsWellFormedAndValid) {
     EXPECT_NE(e.launch_bf16, nullptr);
     EXPECT_NE(e.launch_fp16, nullptr);
     EXPECT_TRUE(is_valid(e, shape(1, 8, 8, DType::kBF16)));
-    EXPECT_TRUE(is_valid(e, shape(16384, 8192, 29568, DType::kFP16)));
+    // Every config serves the largest Qwen2.5 shape up to its M bound (max_m: the decode kernels;
+    // tests/cpu/test_decode_plan.cpp checks the bound itself).
+    const int largest_m = e.config.max_m > 0 ? e.config.max_m : 16384;
+    EXPECT_TRUE(is_valid(e, shape(largest_m, 8192, 29568, DType::kFP16)));
   }
   EXPECT_GE(registry_index("k2_pingpong_128x64x64_s6"), 0);
   EXPECT_GE(registry_index("k2_pingpong_64x64x64_s8"), 0);
@@ -337,6 +345,7 @@ TEST(Registry, TheTestTableIsTheRegistry) {
     EXPECT_EQ(r.cluster_n, t.cluster_n);
     EXPECT_EQ(r.promote_k_tiles, t.promote_k_tiles);
     EXPECT_EQ(r.split_k, t.split_k);
+    EXPECT_EQ(r.max_m, t.max_m);
     EXPECT_EQ(r.cost_model_candidate, t.cost_model_candidate);
     EXPECT_EQ(r.ablation, t.ablation);
   }

@@ -1,7 +1,8 @@
 // End-to-end through the public C ABI on an sm_90 GPU, against the CPU reference: every registry
 // configuration (forced with TILEGLU_FORCE_CONFIG), both dtypes, stacked and separate weights,
-// padded leading dimensions, and shapes that break tiling (M = 1, odd M, K and I of one
-// alignment step, partial tiles, more tiles than SMs, K longer than the pipeline).
+// padded leading dimensions, and shapes that break tiling (M = 1, odd M, K and I of one alignment
+// step, partial tiles, more tiles than SMs, K longer than the pipeline); the decode configs run
+// their own list, M <= 64.
 //
 // Two modes per case:
 //   exact  x in [-3, 3], weights in {-1, 0, 1}, all integers: every product and fp32 sum is exact,
@@ -52,8 +53,17 @@ struct Shape {
 // 64-column tile; more tiles than SMs (1000 x 1032: 136 tiles of 128 rows); K = 1024 (16 k-tiles,
 // more than any pipeline's stages); K = 1096 (18 k-tiles, the last one partial: for the p8 config
 // two promotions and a remainder of 2 k-tiles).
-const Shape kShapes[] = {{1, 8, 8},       {3, 16, 24},     {17, 64, 40},   {100, 200, 72},
-                         {129, 136, 136}, {65, 1024, 200}, {33, 1096, 72}, {1000, 96, 1032}};
+const std::vector<Shape> kShapes = {{1, 8, 8},       {3, 16, 24},     {17, 64, 40},
+                                    {100, 200, 72},  {129, 136, 136}, {65, 1024, 200},
+                                    {33, 1096, 72},  {1000, 96, 1032}};
+
+// The decode configs (M <= 64): token blocks of 8-32 with M inside, at and past their edge; K of
+// one step, K not a multiple of the 32-deep step (1096, 4104), K long enough to split over all 8
+// warps (4104 = 129 steps, unevenly); I not a multiple of a CTA's column strip (40, 72, 136), and
+// more CTAs than slots (4864).
+const std::vector<Shape> kDecodeShapes = {{1, 8, 8},      {3, 16, 24},      {17, 64, 40},
+                                          {8, 1096, 72},  {9, 200, 1032},   {33, 1024, 200},
+                                          {64, 4104, 136}, {16, 2056, 4864}, {32, 1096, 4864}};
 
 struct DeviceBuffer {
   void* p = nullptr;
@@ -164,7 +174,8 @@ TEST_P(SwigluGpu, MatchesReference) {
   setenv("TILEGLU_FORCE_CONFIG", config.c_str(), 1);
 
   uint32_t seed = 1;
-  for (const Shape& s : kShapes) {
+  const bool decode = config.rfind("k2_decode_", 0) == 0;
+  for (const Shape& s : decode ? kDecodeShapes : kShapes) {
     for (bool exact : {true, false}) {
       const Case c(format, s, exact, seed++);
       for (bool stacked : {true, false}) {
@@ -223,7 +234,11 @@ INSTANTIATE_TEST_SUITE_P(
                                      "k2_pingpong_128x64x128_s3",
                                      // Split-K over clusters of 2, 4 and 8 CTAs.
                                      "k2_splitk2_64x64x64_s4", "k2_splitk4_64x64x64_s4",
-                                     "k2_splitk8_64x64x64_s4"),
+                                     "k2_splitk8_64x64x64_s4",
+                                     // Decode: swap-AB mma.sync, K split across warps.
+                                     "k2_decode_n8_c8_u4", "k2_decode_n8_c16_u2",
+                                     "k2_decode_n16_c8_u4", "k2_decode_n16_c16_u2",
+                                     "k2_decode_n32_c8_u2"),
                      testing::Values(Format::kBF16, Format::kFP16)),
     [](const testing::TestParamInfo<SwigluGpu::ParamType>& info) {
       return std::get<0>(info.param) +

@@ -1,0 +1,57 @@
+// How the decode kernel (sm90_swiglu_decode.hpp) lays one problem over the GPU: token blocks,
+// column strips and the split of K across the 8 warps of a CTA. Pure host code, so the CPU
+// tests check it (tests/cpu/test_decode_plan.cpp).
+//
+// A CTA holds 8 warps = column sets x k-slices. Each warp owns col_groups_per_warp groups of 8
+// output columns (16 weight rows per group: 8 gate rows and the 8 up rows of the same columns)
+// for the CTA's token block, over its k-slice of K; the slices of one column set are summed in
+// shared memory before SwiGLU. So a CTA covers 8 * col_groups_per_warp * (8 / k_slices) output
+// columns, and more k-slices mean narrower strips, more CTAs and shorter K loops per warp.
+//
+// Why the plan targets at least 4 CTAs per resident slot: at M <= 64 every CTA is a stream of
+// weight bytes and nothing else; with many short CTAs the hardware scheduler keeps every SM
+// streaming until the end, while with about one wave of long CTAs the SMs that finish first sit
+// idle. qwen2.5-72b (I = 29568, K = 8192) at 2 groups per warp: no k split gives 231 CTAs of 128
+// columns over the whole K (under one CTA per slot at 2 CTAs per SM); 8 k-slices give 1848 CTAs
+// of 16 columns, 7 per slot, each an eighth as long.
+// More slices than that only add partial sums to reduce, and every warp keeps at least one full
+// batch of `unroll` 32-deep k steps so that its loads stay in flight together.
+#pragma once
+
+#include <cstdint>
+
+namespace tileglu::kernels {
+
+struct DecodePlan {
+  int token_blocks = 0;  // ceil(m / tokens_per_cta); grid x = token_blocks * strips
+  int k_steps = 0;       // ceil(k / 32): 32-deep k steps (two m16n8k16 MMAs each)
+  int k_slices = 0;      // 1, 2, 4 or 8 warps share each column set's K
+  int64_t strips = 0;    // column strips: ceil(i / columns per CTA)
+  int64_t ctas = 0;      // token_blocks * strips
+};
+
+inline constexpr int kDecodeWarps = 8;
+inline constexpr int kDecodeStepK = 32;
+// Below this many CTAs per resident CTA slot the plan splits K further (see above).
+inline constexpr int kDecodeCtasPerSlot = 4;
+
+// tokens_per_cta = 8 * n8 MMA tiles, col_groups_per_warp and unroll are the kernel's template
+// parameters; resident_ctas = SMs x CTAs one SM holds (occupancy). m, k, i > 0.
+inline DecodePlan make_decode_plan(int m, int k, int i, int tokens_per_cta, int col_groups_per_warp,
+                                   int unroll, int64_t resident_ctas) {
+  DecodePlan plan;
+  plan.token_blocks = (m - 1) / tokens_per_cta + 1;
+  plan.k_steps = (k - 1) / kDecodeStepK + 1;
+  const int64_t target = kDecodeCtasPerSlot * (resident_ctas > 0 ? resident_ctas : 1);
+  for (int slices = 1; slices <= kDecodeWarps; slices *= 2) {
+    if (slices > 1 && plan.k_steps < slices * unroll) break;
+    const int64_t columns_per_cta = int64_t(8) * col_groups_per_warp * (kDecodeWarps / slices);
+    plan.k_slices = slices;
+    plan.strips = (i - 1) / columns_per_cta + 1;
+    plan.ctas = plan.strips * plan.token_blocks;
+    if (plan.ctas >= target) break;
+  }
+  return plan;
+}
+
+}  // namespace tileglu::kernels

@@ -1,0 +1,5 @@
+// Decode kernel: 16 tokens per CTA (2 n8 MMA tiles), 8 output columns per warp, 4 k steps
+// of 32 in flight per warp, bf16.
+#include "../sm90_swiglu_decode.hpp"
+
+TILEGLU_INSTANTIATE_DECODE(k2_decode_n16_c8_u4, bf16, cutlass::bfloat16_t, 2, 1, 4)

@@ -1,0 +1,298 @@
+// Decode SwiGLU kernel (M <= 64): the weights take the 16-row side of mma.sync m16n8k16
+// (swap-AB) and the tokens its 8-wide side, K is split across the warps of a CTA and summed in
+// shared memory before SwiGLU, and the weights stream from HBM straight into registers.
+//
+// Why not the Pingpong kernel at small M: there the tokens are the 64-row WGMMA side, so at
+// M = 1 63 of 64 rows are padding, and the unit of work is a 64 x 2*tile_n x K tile, of which
+// qwen2.5-0.5b has 76 (56 of 132 SMs idle) and qwen2.5-72b 462 (3.5 per SM, the last wave half
+// empty). Measured (bench/NOTES.md, session 2) that streamed 1.4-3.8 TB/s against cuBLAS's
+// 1.9-4.0. The problem is a stream of 2*I*K weight elements; this kernel is built around that:
+//   - Swap-AB: a warp's MMA A operand is 8 gate rows and the 8 up rows of the same output
+//     columns, B is 8 tokens. The m16n8k16 accumulator gives each lane rows g and g + 8 of
+//     columns 2q, 2q+1 (g = lane / 4, q = lane % 4): the gate and the up value of output column
+//     g for tokens 2q and 2q+1, in one lane, so SwiGLU needs no data movement.
+//   - Operands from global memory into registers, no shared-memory staging: a lane loads 16
+//     bytes (8 k values) of each of its two weight rows per 32-deep k step, which is exactly its
+//     A fragment for two MMAs once K is permuted the same way for A and B (below); the tokens'
+//     16 bytes likewise. The weights are read once (ld.global.nc.L1::no_allocate); X is a few
+//     hundred KB that every CTA reads, so it goes through L1 and L2.
+//   - `kUnroll` k steps are loaded before their MMAs, so each warp keeps 2 * groups * kUnroll
+//     16-byte weight loads in flight; several CTAs per SM (__launch_bounds__(256, 2)) keep the
+//     HBM busy while a warp multiplies.
+//   - K split over the CTA's warps (decode_plan.h picks 1-8 slices per shape), partial sums
+//     reduced in shared memory in a fixed order: no workspace, no atomics, deterministic.
+//
+// The K permutation. m16n8k16 with 16-bit inputs gives lane (g, q) A elements at columns
+// {2q, 2q+1} (registers 0, 1) and {2q+8, 2q+9} (registers 2, 3) and B elements at rows
+// {2q, 2q+1} and {2q+8, 2q+9}. A dot product does not care how K is ordered as long as A and B
+// agree, so the kernel feeds a lane's 16-byte chunk k0 + 8q .. k0 + 8q + 7 as: elements 0-3 to
+// the first MMA (logical columns 2q, 2q+1, 2q+8, 2q+9) and 4-7 to the second. The 4 lanes of a
+// row cover 32 consecutive k, so a warp reads 64 contiguous bytes of each of its 16 weight rows
+// per step, and `kUnroll` steps read 64 * kUnroll contiguous bytes of each row.
+//
+// Tails: any M (tokens past M load zeros and are not stored), I and K multiples of 8 (validated
+// by the C API: an 8-column group and a 16-byte k chunk are all in or all out). Only
+// KernelConfig::max_m bounds M: above it every token block re-reads the weights.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+#include "decode_plan.h"
+#include "swiglu_activation.hpp"
+#include "swiglu_params.h"
+
+namespace tileglu::kernels {
+
+template <class Element_, int kTokenTiles_, int kColGroupsPerWarp_, int kUnroll_>
+struct Sm90SwigluDecode {
+  using Element = Element_;
+  // n8 MMA tiles per CTA: the CTA's token block is 8 * kTokenTiles tokens.
+  static constexpr int kTokenTiles = kTokenTiles_;
+  static constexpr int kTokensPerCta = 8 * kTokenTiles;
+  // 8-column output groups per warp (16 weight rows each): more reuse of each token load.
+  static constexpr int kColGroupsPerWarp = kColGroupsPerWarp_;
+  // 32-deep k steps whose loads are issued together before their MMAs.
+  static constexpr int kUnroll = kUnroll_;
+  static constexpr int kWarps = kDecodeWarps;
+  static constexpr int kThreads = 32 * kWarps;
+  // fp32 accumulator values per lane: 4 per (column group, token tile).
+  static constexpr int kAccum = 4 * kColGroupsPerWarp * kTokenTiles;
+
+  struct Params {
+    Element const* x;
+    int64_t ldx;
+    Element const* w_gate;
+    int64_t ld_gate;
+    Element const* w_up;
+    int64_t ld_up;
+    Element* out;
+    int64_t ld_out;
+    int m, k, i;
+    int token_blocks, k_steps, k_slices;
+  };
+};
+
+namespace decode_detail {
+
+// D += A * B, m16n8k16, fp32 accumulation.
+template <class Element>
+CUTLASS_DEVICE void mma_m16n8k16(float (&d)[4], uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
+                                 uint32_t b0, uint32_t b1);
+
+template <>
+CUTLASS_DEVICE void mma_m16n8k16<cutlass::bfloat16_t>(float (&d)[4], uint32_t a0, uint32_t a1,
+                                                      uint32_t a2, uint32_t a3, uint32_t b0,
+                                                      uint32_t b1) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+      "{%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+template <>
+CUTLASS_DEVICE void mma_m16n8k16<cutlass::half_t>(float (&d)[4], uint32_t a0, uint32_t a1,
+                                                  uint32_t a2, uint32_t a3, uint32_t b0,
+                                                  uint32_t b1) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+      "{%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+// Weights: read once per call, so kept out of L1; the L2 fetches 256 bytes around each miss,
+// the next kUnroll steps of the same row.
+CUTLASS_DEVICE uint4 load_weights(void const* ptr) {
+  uint4 v;
+  asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];\n"
+      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+      : "l"(ptr));
+  return v;
+}
+
+// Tokens: every CTA of the grid reads them, so they stay cached.
+CUTLASS_DEVICE uint4 load_tokens(void const* ptr) { return __ldg(static_cast<uint4 const*>(ptr)); }
+
+}  // namespace decode_detail
+
+template <class Kernel>
+__global__ void __launch_bounds__(Kernel::kThreads, 2)
+sm90_swiglu_decode_kernel(__grid_constant__ typename Kernel::Params const p) {
+  using Element = typename Kernel::Element;
+  constexpr int kGroups = Kernel::kColGroupsPerWarp;
+  constexpr int kTiles = Kernel::kTokenTiles;
+  constexpr int kUnroll = Kernel::kUnroll;
+  // Partial sums of the k-slices other than 0, [warp][value][lane]: lane-minor, conflict-free.
+  __shared__ float partials[Kernel::kWarps][Kernel::kAccum][32];
+
+  int const warp = int(threadIdx.x) / 32;
+  int const lane = int(threadIdx.x) % 32;
+  int const row = lane / 4;   // g: weight row (of 8) in a group; token (of 8) in a token tile
+  int const quad = lane % 4;  // q: which 8 of each 32-deep k step
+  // warp = column set * k_slices + slice: the slices of one column set are neighbours.
+  int const slice = warp % p.k_slices;
+  int const col_set = warp / p.k_slices;
+  int const sets_per_cta = Kernel::kWarps / p.k_slices;
+  int const token_block = int(blockIdx.x) % p.token_blocks;
+  int64_t const strip = int64_t(blockIdx.x) / p.token_blocks;
+  int64_t const col_base = (strip * sets_per_cta + col_set) * (8 * kGroups);
+
+  // This lane's weight rows and token rows, at its 8-element offset in each k step. Rows past I
+  // or M are never loaded from; their pointers stay at row 0 so that they are valid addresses.
+  Element const* gate_rows[kGroups];
+  Element const* up_rows[kGroups];
+  bool group_in[kGroups];
+#pragma unroll
+  for (int grp = 0; grp < kGroups; ++grp) {
+    group_in[grp] = col_base + 8 * grp < p.i;  // I % 8 == 0: a group is all in or all out
+    int64_t const col = group_in[grp] ? col_base + 8 * grp + row : 0;
+    gate_rows[grp] = p.w_gate + col * p.ld_gate + 8 * quad;
+    up_rows[grp] = p.w_up + col * p.ld_up + 8 * quad;
+  }
+  Element const* token_rows[kTiles];
+  bool token_in[kTiles];
+#pragma unroll
+  for (int tile = 0; tile < kTiles; ++tile) {
+    int const token = token_block * Kernel::kTokensPerCta + 8 * tile + row;
+    token_in[tile] = token < p.m;
+    token_rows[tile] = p.x + (token_in[tile] ? token : 0) * p.ldx + 8 * quad;
+  }
+
+  float acc[kGroups][kTiles][4];
+#pragma unroll
+  for (int grp = 0; grp < kGroups; ++grp)
+#pragma unroll
+    for (int tile = 0; tile < kTiles; ++tile)
+#pragma unroll
+      for (int v = 0; v < 4; ++v) acc[grp][tile][v] = 0.0f;
+
+  int const step_begin = int(int64_t(p.k_steps) * slice / p.k_slices);
+  // A warp whose first group is past I (the last strip) has nothing to load.
+  int const step_end = group_in[0] ? int(int64_t(p.k_steps) * (slice + 1) / p.k_slices) : step_begin;
+  uint4 const zero = make_uint4(0, 0, 0, 0);
+  for (int step = step_begin; step < step_end; step += kUnroll) {
+    uint4 gate[kUnroll][kGroups], up[kUnroll][kGroups], tokens[kUnroll][kTiles];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      int const k0 = (step + u) * kDecodeStepK;
+      // K % 8 == 0: this lane's 8 elements are all in or all out.
+      bool const k_in = step + u < step_end && k0 + 8 * quad < p.k;
+#pragma unroll
+      for (int grp = 0; grp < kGroups; ++grp) {
+        bool const load = k_in && group_in[grp];
+        gate[u][grp] = load ? decode_detail::load_weights(gate_rows[grp] + k0) : zero;
+        up[u][grp] = load ? decode_detail::load_weights(up_rows[grp] + k0) : zero;
+      }
+#pragma unroll
+      for (int tile = 0; tile < kTiles; ++tile) {
+        tokens[u][tile] = k_in && token_in[tile] ? decode_detail::load_tokens(token_rows[tile] + k0) : zero;
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+#pragma unroll
+      for (int grp = 0; grp < kGroups; ++grp)
+#pragma unroll
+        for (int tile = 0; tile < kTiles; ++tile) {
+          // A: rows g (gate) and g + 8 (up); elements 0-3 of the chunk, then 4-7 (see the top).
+          decode_detail::mma_m16n8k16<Element>(acc[grp][tile], gate[u][grp].x, up[u][grp].x,
+                                               gate[u][grp].y, up[u][grp].y, tokens[u][tile].x,
+                                               tokens[u][tile].y);
+          decode_detail::mma_m16n8k16<Element>(acc[grp][tile], gate[u][grp].z, up[u][grp].z,
+                                               gate[u][grp].w, up[u][grp].w, tokens[u][tile].z,
+                                               tokens[u][tile].w);
+        }
+  }
+
+  if (p.k_slices > 1) {
+    if (slice != 0) {
+#pragma unroll
+      for (int grp = 0; grp < kGroups; ++grp)
+#pragma unroll
+        for (int tile = 0; tile < kTiles; ++tile)
+#pragma unroll
+          for (int v = 0; v < 4; ++v) partials[warp][(grp * kTiles + tile) * 4 + v][lane] = acc[grp][tile][v];
+    }
+    __syncthreads();
+    if (slice != 0) return;
+    // Slice 0 adds slices 1, 2, ... in that order: the same sums on every run.
+    for (int other = 1; other < p.k_slices; ++other) {
+#pragma unroll
+      for (int grp = 0; grp < kGroups; ++grp)
+#pragma unroll
+        for (int tile = 0; tile < kTiles; ++tile)
+#pragma unroll
+          for (int v = 0; v < 4; ++v) acc[grp][tile][v] += partials[warp + other][(grp * kTiles + tile) * 4 + v][lane];
+    }
+  }
+
+  // Lane (g, q) holds output column col_base + 8 grp + g for tokens 2q and 2q + 1 of each tile:
+  // accumulator values 0, 1 are their gate sums, 2, 3 their up sums.
+  SiluMul const act;
+  uint16_t* const out = reinterpret_cast<uint16_t*>(p.out);
+#pragma unroll
+  for (int grp = 0; grp < kGroups; ++grp) {
+    if (!group_in[grp]) continue;
+    int64_t const col = col_base + 8 * grp + row;
+#pragma unroll
+    for (int tile = 0; tile < kTiles; ++tile) {
+      int const token = token_block * Kernel::kTokensPerCta + 8 * tile + 2 * quad;
+      if (token < p.m) {
+        out[token * p.ld_out + col] = round_to_bits<Element>(act(acc[grp][tile][0], acc[grp][tile][2]));
+      }
+      if (token + 1 < p.m) {
+        out[(token + 1) * p.ld_out + col] = round_to_bits<Element>(act(acc[grp][tile][1], acc[grp][tile][3]));
+      }
+    }
+  }
+}
+
+// Host side: plans the grid for this device's occupancy (decode_plan.h) and launches it.
+template <class Kernel>
+cudaError_t launch_sm90_swiglu_decode(SwigluParams const& p, int sm_count, cudaStream_t stream) {
+  using Element = typename Kernel::Element;
+  auto* kernel = &sm90_swiglu_decode_kernel<Kernel>;
+  // CTAs one SM holds at once: asked of the driver once per device.
+  static std::atomic<int> cached_ctas_per_sm[kMaxCachedDevices] = {};
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return cudaGetLastError();
+  int ctas_per_sm = device < kMaxCachedDevices ? cached_ctas_per_sm[device].load() : 0;
+  if (ctas_per_sm == 0) {
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas_per_sm, kernel, Kernel::kThreads, 0) !=
+            cudaSuccess ||
+        ctas_per_sm <= 0) {
+      (void)cudaGetLastError();  // the query's own error: assume the launch bound's two
+      ctas_per_sm = 2;
+    }
+    if (device < kMaxCachedDevices) cached_ctas_per_sm[device].store(ctas_per_sm);
+  }
+  DecodePlan const plan = make_decode_plan(p.m, p.k, p.i, Kernel::kTokensPerCta,
+                                           Kernel::kColGroupsPerWarp, Kernel::kUnroll,
+                                           int64_t(sm_count) * ctas_per_sm);
+  if (plan.ctas > INT32_MAX) return cudaErrorInvalidValue;
+  typename Kernel::Params params{static_cast<Element const*>(p.x), p.ldx,
+                                 static_cast<Element const*>(p.w_gate), p.ld_gate,
+                                 static_cast<Element const*>(p.w_up), p.ld_up,
+                                 static_cast<Element*>(p.out), p.ld_out,
+                                 p.m, p.k, p.i,
+                                 plan.token_blocks, plan.k_steps, plan.k_slices};
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(unsigned(plan.ctas), 1, 1);
+  config.blockDim = dim3(Kernel::kThreads, 1, 1);
+  config.stream = stream;
+  // The launch's own status; an error left earlier in the caller's thread is not ours to report.
+  return cudaLaunchKernelEx(&config, kernel, params);
+}
+
+}  // namespace tileglu::kernels
+
+// One line per shipped (config, dtype) in instantiations/: defines launch_<name>_<dtype>.
+// The trailing arguments are Sm90SwigluDecode's after the element type.
+#define TILEGLU_INSTANTIATE_DECODE(name, dtype, Element, ...)                                    \
+  namespace tileglu::kernels {                                                                  \
+  cudaError_t launch_##name##_##dtype(SwigluParams const& p, int sm_count, cudaStream_t stream) { \
+    return launch_sm90_swiglu_decode<Sm90SwigluDecode<Element, __VA_ARGS__>>(p, sm_count, stream); \
+  }                                                                                             \
+  }

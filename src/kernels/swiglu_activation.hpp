@@ -1,0 +1,54 @@
+// The SwiGLU math every kernel family shares, and the one rounding to the output type. Kept
+// free of CuTe so that the decode kernel (sm90_swiglu_decode.hpp) compiles without it.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cutlass/cutlass.h>
+#include <cutlass/numeric_types.h>
+
+namespace tileglu::kernels {
+
+// silu(g) * u in fp32. __expf is the fast exponential (ex2.approx); its relative error
+// (~2 ulp of fp32) is far below one bf16/fp16 ulp. For g -> -inf, exp(-g) = inf and the
+// quotient is -0, the correct limit.
+struct SiluMul {
+  CUTLASS_DEVICE float operator()(float gate, float up) const {
+    return gate / (1.0f + __expf(-gate)) * up;
+  }
+};
+
+// Packs two fp32 values into one 32-bit word of the output type, rounding each once (RNE).
+template <class Element>
+CUTLASS_DEVICE uint32_t pack_rounded_pair(float lo, float hi);
+
+template <>
+CUTLASS_DEVICE uint32_t pack_rounded_pair<cutlass::bfloat16_t>(float lo, float hi) {
+  __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<uint32_t*>(&v);
+}
+
+template <>
+CUTLASS_DEVICE uint32_t pack_rounded_pair<cutlass::half_t>(float lo, float hi) {
+  __half2 v = __floats2half2_rn(lo, hi);
+  return *reinterpret_cast<uint32_t*>(&v);
+}
+
+// One fp32 value rounded once (RNE) to the output type, as its 16 bits.
+template <class Element>
+CUTLASS_DEVICE uint16_t round_to_bits(float value);
+
+template <>
+CUTLASS_DEVICE uint16_t round_to_bits<cutlass::bfloat16_t>(float value) {
+  return __bfloat16_as_ushort(__float2bfloat16_rn(value));
+}
+
+template <>
+CUTLASS_DEVICE uint16_t round_to_bits<cutlass::half_t>(float value) {
+  return __half_as_ushort(__float2half_rn(value));
+}
+
+}  // namespace tileglu::kernels

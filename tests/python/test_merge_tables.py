@@ -1,0 +1,54 @@
+"""scripts/merge_tuning_tables.py: overlay rows replace base rows of the same key, new keys are
+added, a header mismatch is refused. Torch-free."""
+import importlib.util
+
+import pytest
+
+from conftest import REPO
+
+spec = importlib.util.spec_from_file_location(
+    "merge_tuning_tables", REPO / "scripts" / "merge_tuning_tables.py")
+merge_tuning_tables = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(merge_tuning_tables)
+
+HEADER = "tileglu-tuning-table 1\nlibrary 0.1.0\ndevice NVIDIA H200\nsm_count {sms}\n"
+
+
+def write(path, rows, sms=132):
+    path.write_text(HEADER.format(sms=sms) + "".join(r + "\n" for r in rows))
+    return str(path)
+
+
+def rows_of(text):
+    return [l for l in text.splitlines() if l and l[0] in "bf" and not l.startswith("#")]
+
+
+def test_overlay_replaces_and_adds(tmp_path):
+    base = write(tmp_path / "base.table", ["bf16 896 4864 1 k2_pingpong_64x64x64_s8 11.3",
+                                           "bf16 896 4864 4096 k2_pingpong_128x64x64_s6 120.0"])
+    over = write(tmp_path / "over.table", ["bf16 896 4864 1 k2_decode_n8_c8_u4 6.1",
+                                           "fp16 896 4864 2 k2_decode_n8_c8_u4 6.2"])
+    out = tmp_path / "merged.table"
+    assert merge_tuning_tables.main([base, over, "--out", str(out)]) == 0
+    text = out.read_text()
+    assert rows_of(text) == ["bf16 896 4864 1 k2_decode_n8_c8_u4 6.1",
+                             "bf16 896 4864 4096 k2_pingpong_128x64x64_s6 120.0",
+                             "fp16 896 4864 2 k2_decode_n8_c8_u4 6.2"]
+    assert "sm_count 132" in text.splitlines()
+    assert "base.table, over.table" in text
+
+
+def test_header_mismatch_is_refused(tmp_path, capsys):
+    base = write(tmp_path / "base.table", ["bf16 896 4864 1 k2_pingpong_64x64x64_s8 11.3"])
+    over = write(tmp_path / "over.table", ["bf16 896 4864 1 k2_decode_n8_c8_u4 6.1"], sms=114)
+    out = tmp_path / "merged.table"
+    assert merge_tuning_tables.main([base, over, "--out", str(out)]) == 2
+    assert "sm_count '114' differs" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_not_a_table_is_refused(tmp_path):
+    bad = tmp_path / "bad.table"
+    bad.write_text("hello\n")
+    with pytest.raises(ValueError, match="not a tileglu tuning table"):
+        merge_tuning_tables.parse(str(bad))
