@@ -14,8 +14,11 @@
 // idle. qwen2.5-72b (I = 29568, K = 8192) at 2 groups per warp: no k split gives 231 CTAs of 128
 // columns over the whole K (under one CTA per slot at 2 CTAs per SM); 8 k-slices give 1848 CTAs
 // of 16 columns, 7 per slot, each an eighth as long.
-// More slices than that only add partial sums to reduce, and every warp keeps at least one full
-// batch of `unroll` 32-deep k steps so that its loads stay in flight together.
+// More slices than that only add partial sums to reduce; a split stops where a warp would get
+// fewer than two 32-deep k steps. Short K wants the deepest split that rule allows: at
+// qwen2.5-0.5b (K = 896, 28 steps) 4 slices left each warp two batches of 4 steps, two HBM
+// round trips in a row, and the kernel ran 12.4 us against the 64-row Pingpong tile's 11.5
+// (H200, graph replay, bench/NOTES.md session 3); 8 slices leave 3-4 steps, one batch.
 #pragma once
 
 #include <cstdint>
@@ -35,16 +38,16 @@ inline constexpr int kDecodeStepK = 32;
 // Below this many CTAs per resident CTA slot the plan splits K further (see above).
 inline constexpr int kDecodeCtasPerSlot = 4;
 
-// tokens_per_cta = 8 * n8 MMA tiles, col_groups_per_warp and unroll are the kernel's template
+// tokens_per_cta = 8 * n8 MMA tiles and col_groups_per_warp are the kernel's template
 // parameters; resident_ctas = SMs x CTAs one SM holds (occupancy). m, k, i > 0.
 inline DecodePlan make_decode_plan(int m, int k, int i, int tokens_per_cta, int col_groups_per_warp,
-                                   int unroll, int64_t resident_ctas) {
+                                   int64_t resident_ctas) {
   DecodePlan plan;
   plan.token_blocks = (m - 1) / tokens_per_cta + 1;
   plan.k_steps = (k - 1) / kDecodeStepK + 1;
   const int64_t target = kDecodeCtasPerSlot * (resident_ctas > 0 ? resident_ctas : 1);
   for (int slices = 1; slices <= kDecodeWarps; slices *= 2) {
-    if (slices > 1 && plan.k_steps < slices * unroll) break;
+    if (slices > 1 && plan.k_steps < 2 * slices) break;
     const int64_t columns_per_cta = int64_t(8) * col_groups_per_warp * (kDecodeWarps / slices);
     plan.k_slices = slices;
     plan.strips = (i - 1) / columns_per_cta + 1;

@@ -30,10 +30,8 @@ TILEGLU_DECLARE_LAUNCHERS(k2_splitk2_64x64x64_s4)
 TILEGLU_DECLARE_LAUNCHERS(k2_splitk4_64x64x64_s4)
 TILEGLU_DECLARE_LAUNCHERS(k2_splitk8_64x64x64_s4)
 TILEGLU_DECLARE_LAUNCHERS(k2_decode_n8_c8_u4)
-TILEGLU_DECLARE_LAUNCHERS(k2_decode_n8_c16_u2)
+TILEGLU_DECLARE_LAUNCHERS(k2_decode_n8_c8_u6)
 TILEGLU_DECLARE_LAUNCHERS(k2_decode_n16_c8_u4)
-TILEGLU_DECLARE_LAUNCHERS(k2_decode_n16_c16_u2)
-TILEGLU_DECLARE_LAUNCHERS(k2_decode_n32_c8_u2)
 #undef TILEGLU_DECLARE_LAUNCHERS
 }  // namespace kernels
 
@@ -108,14 +106,10 @@ const KernelEntry kRegistry[] = {
     // re-reads the weights.
     {{"k2_decode_n8_c8_u4", 2, 8, 8, 128, 1, 1, 1, 0, 1, false, false, 64},
      kernels::launch_k2_decode_n8_c8_u4_bf16, kernels::launch_k2_decode_n8_c8_u4_fp16},
-    {{"k2_decode_n8_c16_u2", 2, 8, 16, 64, 1, 1, 1, 0, 1, false, false, 64},
-     kernels::launch_k2_decode_n8_c16_u2_bf16, kernels::launch_k2_decode_n8_c16_u2_fp16},
+    {{"k2_decode_n8_c8_u6", 2, 8, 8, 192, 1, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_decode_n8_c8_u6_bf16, kernels::launch_k2_decode_n8_c8_u6_fp16},
     {{"k2_decode_n16_c8_u4", 2, 16, 8, 128, 1, 1, 1, 0, 1, false, false, 64},
      kernels::launch_k2_decode_n16_c8_u4_bf16, kernels::launch_k2_decode_n16_c8_u4_fp16},
-    {{"k2_decode_n16_c16_u2", 2, 16, 16, 64, 1, 1, 1, 0, 1, false, false, 64},
-     kernels::launch_k2_decode_n16_c16_u2_bf16, kernels::launch_k2_decode_n16_c16_u2_fp16},
-    {{"k2_decode_n32_c8_u2", 2, 32, 8, 64, 1, 1, 1, 0, 1, false, false, 64},
-     kernels::launch_k2_decode_n32_c8_u2_bf16, kernels::launch_k2_decode_n32_c8_u2_fp16},
 };
 }  // namespace
 

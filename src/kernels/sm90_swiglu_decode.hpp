@@ -269,8 +269,7 @@ cudaError_t launch_sm90_swiglu_decode(SwigluParams const& p, int sm_count, cudaS
     if (device < kMaxCachedDevices) cached_ctas_per_sm[device].store(ctas_per_sm);
   }
   DecodePlan const plan = make_decode_plan(p.m, p.k, p.i, Kernel::kTokensPerCta,
-                                           Kernel::kColGroupsPerWarp, Kernel::kUnroll,
-                                           int64_t(sm_count) * ctas_per_sm);
+                                           Kernel::kColGroupsPerWarp, int64_t(sm_count) * ctas_per_sm);
   if (plan.ctas > INT32_MAX) return cudaErrorInvalidValue;
   typename Kernel::Params params{static_cast<Element const*>(p.x), p.ldx,
                                  static_cast<Element const*>(p.w_gate), p.ld_gate,

@@ -44,12 +44,10 @@ const KernelEntry kEntries[] = {
     {{"k2_splitk4_64x64x64_s4", 2, 64, 64, 64, 4, 1, 1, 0, 4, false, false}, fake_launch, fake_launch},
     {{"k2_splitk8_64x64x64_s4", 2, 64, 64, 64, 4, 1, 1, 0, 8, false, false}, fake_launch, fake_launch},
     {{"k2_decode_n8_c8_u4", 2, 8, 8, 128, 1, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
-    {{"k2_decode_n8_c16_u2", 2, 8, 16, 64, 1, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
+    {{"k2_decode_n8_c8_u6", 2, 8, 8, 192, 1, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
     {{"k2_decode_n16_c8_u4", 2, 16, 8, 128, 1, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
-    {{"k2_decode_n16_c16_u2", 2, 16, 16, 64, 1, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
-    {{"k2_decode_n32_c8_u2", 2, 32, 8, 64, 1, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
 };
-constexpr int kEntryCount = 25;
+constexpr int kEntryCount = 23;
 constexpr int kS6 = 0;        // 128x64
 constexpr int kC2 = 1;        // 128x64, cluster 1x2 multicasting X
 constexpr int kS8 = 2;        // 64x64

@@ -1,5 +1,0 @@
-// Decode kernel: 16 tokens per CTA (2 n8 MMA tiles), 16 output columns per warp, 2 k steps
-// of 32 in flight per warp, fp16.
-#include "../sm90_swiglu_decode.hpp"
-
-TILEGLU_INSTANTIATE_DECODE(k2_decode_n16_c16_u2, fp16, cutlass::half_t, 2, 2, 2)
