@@ -15,6 +15,7 @@ TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x64x64_s8)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x64x64_p8_s8)
 TILEGLU_DECLARE_LAUNCHERS(k1_pingpong_128x64x64_s6)
 TILEGLU_DECLARE_LAUNCHERS(k1_pingpong_128x64x64_s6_serial)
+TILEGLU_DECLARE_LAUNCHERS(k1_pingpong_128x64x64_s6_sequential)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x128x64_s5)
 TILEGLU_DECLARE_LAUNCHERS(k1_pingpong_64x128x64_s5)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x32x64_s12)
@@ -60,6 +61,12 @@ const KernelEntry kRegistry[] = {
     {{"k1_pingpong_128x64x64_s6_serial", 1, 128, 64, 64, 6, 1, 1, 0, 1, false, true},
      kernels::launch_k1_pingpong_128x64x64_s6_serial_bf16,
      kernels::launch_k1_pingpong_128x64x64_s6_serial_fp16},
+    // The design's literal "Swish on Gate while Up loads": a gate K sweep, then an up K sweep
+    // (X read twice) with SiLU on the gate accumulator under the up WGMMAs. Benchmark-only:
+    // runs only when forced.
+    {{"k1_pingpong_128x64x64_s6_sequential", 1, 128, 64, 64, 6, 1, 1, 0, 1, false, true},
+     kernels::launch_k1_pingpong_128x64x64_s6_sequential_bf16,
+     kernels::launch_k1_pingpong_128x64x64_s6_sequential_fp16},
     // Kernel-2 with one m64n256k16 WGMMA per k-block: fewer shared-memory operand bytes per MAC
     // than the 128x64 tile's two m64n128k16, more L2 bytes per MAC.
     {{"k2_pingpong_64x128x64_s5", 2, 64, 128, 64, 5, 1, 1, 0, 1, false, false},

@@ -1,5 +1,6 @@
-// Mainloop of Kernel-2: TMA loads of one X tile and one [gate | up] weight tile per stage,
-// consumed by one WGMMA per k-block over the whole 2*tile_n-wide tile.
+// Mainloop of the WGMMA kernels: TMA loads of one X tile and one [gate | up] weight tile per
+// stage, consumed by one WGMMA per k-block over the whole 2*tile_n-wide tile (Kernel-2) or by
+// two tile_n-wide WGMMAs into separate gate and up accumulators (Kernel-1, kSplitAccumulators).
 //
 // Why two weight TMA copies per stage instead of one over an interleaved weight: the user's
 // weights stay where they are (separate Wg/Wu or a stacked [Wg; Wu], any leading dimension,
@@ -22,6 +23,14 @@
 // the tensor cores sum at most P*tile_k products at a time. It costs a second accumulator of
 // registers and one WGMMA drain per P k tiles.
 //
+// Sequential (kSequential, a Kernel-1 ablation): the design's literal "Swish on Gate while Up
+// loads". A tile takes 2 * k_tiles stages: a gate K sweep (stage j: X and Wg k tile j), then an
+// up K sweep (X and Wu k tile j again), so X is read twice. mma_sequential() applies SiLU to the
+// gate accumulator while the up sweep's WGMMAs run, and the epilogue only multiplies
+// (MulActivated). Each stage carries one weight tile, in the first tile_n rows of its B buffer;
+// the other half stays unused: that wastes tile_n * tile_k elements of shared memory per stage
+// but keeps the one stage layout (and WGMMA descriptors) of the other variants.
+//
 // Tails in M, I and K come for free: TMA zero-fills rows and columns outside each
 // tensor's bounds, so out-of-range gate/up rows contribute zeros and are never stored.
 #pragma once
@@ -32,10 +41,13 @@
 #include <cutlass/cutlass.h>
 #include <cutlass/pipeline/sm90_pipeline.hpp>
 
+#include "swiglu_activation.hpp"
+
 namespace tileglu::kernels {
 
 template <class Element_, int kTileM_, int kTileN_, int kTileK_, int kStages_, int kClusterN_,
-          int kPromoteKTiles_, bool kSplitAccumulators_ = false, int kConsumerWarpgroups_ = 1>
+          int kPromoteKTiles_, bool kSplitAccumulators_ = false, int kConsumerWarpgroups_ = 1,
+          bool kSequential_ = false>
 struct Sm90SwigluMainloop {
   using Element = Element_;
   static constexpr int kTileM = kTileM_;        // rows of X per warpgroup tile
@@ -53,6 +65,10 @@ struct Sm90SwigluMainloop {
   // Warpgroups that share one tile's K sweep: 1 (Pingpong: a warpgroup owns a whole tile) or
   // 2 (Cooperative: each takes tile_m / 2 rows of the same stage).
   static constexpr int kConsumerWarpgroups = kConsumerWarpgroups_;
+  // true: the gate K sweep, then the up K sweep (see the header comment); Kernel-1 only.
+  static constexpr bool kSequential = kSequential_;
+  // Weight sweeps per tile, each of k_tiles() stages: [gate | up] together, or gate then up.
+  static constexpr int kSweeps = kSequential ? 2 : 1;
 
   static_assert(kTileM % (64 * kConsumerWarpgroups) == 0, "a warpgroup's WGMMA covers 64 rows at a time");
   static_assert(kConsumerWarpgroups == 1 || kConsumerWarpgroups == 2, "one or two consumer warpgroups per tile");
@@ -60,6 +76,8 @@ struct Sm90SwigluMainloop {
   static_assert(kClusterN == 1 || kClusterN == 2, "X multicast over 1 or 2 CTAs");
   static_assert(kPromoteKTiles >= 0, "promotion interval is a number of k tiles");
   static_assert(kTileM % (8 * kClusterN) == 0, "each CTA multicasts whole swizzle atoms of X");
+  static_assert(!kSequential || kSplitAccumulators, "the sequential sweeps fill separate gate and up accumulators");
+  static_assert(!kSequential || kPromoteKTiles == 0, "the sequential sweeps have no promoted variant");
 
   // The consumer warpgroup(s) compute the whole tile: kTileM/64 WGMMA atoms along M (split
   // between the warpgroups), 2*tile_n/kMmaAtomN along N.
@@ -98,8 +116,9 @@ struct Sm90SwigluMainloop {
   static_assert(cute::cosize_v<SmemLayoutA> == kStageElemsA * kStages, "A stages must be dense");
   static_assert(cute::cosize_v<SmemLayoutB> == kStageElemsB * kStages, "B stages must be dense");
 
+  // Bytes every stage's TMA copies write: X and both weight tiles, or X and one (kSequential).
   static constexpr uint32_t kTmaTransactionBytes =
-      uint32_t((kTileM + kGemmTileN) * kTileK * sizeof(Element));
+      uint32_t((kTileM + (kSequential ? kTileN : kGemmTileN)) * kTileK * sizeof(Element));
 
   using Pipeline = cutlass::PipelineTmaAsync<kStages>;
   // The pipeline's view of the cluster: consumers release a stage to every CTA that wrote it.
@@ -154,7 +173,10 @@ struct Sm90SwigluMainloop {
     }
   }
 
-  // Producer: issues the K sweep of one output tile, k tiles [k_begin, k_begin + k_count) (the
+  // Pipeline stages one output tile takes: the stage count the consumers step over per tile.
+  CUTLASS_HOST_DEVICE static int stages_per_tile(Params const& p) { return kSweeps * k_tiles(p); }
+
+  // Producer: issues the K sweep(s) of one output tile, k tiles [k_begin, k_begin + k_count) (the
   // whole K by default; a split-K CTA takes its range). Called by one elected thread.
   // `cta_rank` picks this CTA's slice of the multicast X tile. PipelineT: the Pingpong kernel's
   // Pipeline, or any pipeline with its interface (sm90_local_tma_pipeline.hpp).
@@ -180,24 +202,32 @@ struct Sm90SwigluMainloop {
     Tensor tUgU = tma_u.partition_S(gU);
 
     int const k_end = k_begin + (k_count < 0 ? k_tiles(p) : k_count);
-    CUTLASS_PRAGMA_NO_UNROLL
-    for (int kt = k_begin; kt < k_end; ++kt) {
-      pipeline.producer_acquire(write_state);
-      auto* full_barrier = pipeline.producer_get_barrier(write_state);
-      int const stage = write_state.index();
-      CUTLASS_PRAGMA_UNROLL
-      for (int atom = 0; atom < kKAtoms; ++atom) {
-        int const k64 = kt * kKAtoms + atom;
-        Tensor sX = make_tensor(make_smem_ptr(smem.a.data() + stage * kStageElemsA + atom * kBlockElemsA),
-                                SmemLayoutABlock{});
-        Element* block_b = smem.b.data() + stage * kStageElemsB + atom * kBlockElemsB;
-        Tensor sG = make_tensor(make_smem_ptr(block_b), SmemLayoutBHalf{});
-        Tensor sU = make_tensor(make_smem_ptr(block_b + kHalfElemsB), SmemLayoutBHalf{});
-        copy(p.tma_x.with(*full_barrier, kMulticastMask), tXgX(_, _, _, k64), tma_x.partition_D(sX));
-        copy(p.tma_gate.with(*full_barrier), tGgG(_, _, _, k64), tma_g.partition_D(sG));
-        copy(p.tma_up.with(*full_barrier), tUgU(_, _, _, k64), tma_u.partition_D(sU));
+    // kSequential: sweep 0 loads the gate weights, sweep 1 the up weights, each with X again.
+    CUTLASS_PRAGMA_UNROLL
+    for (int sweep = 0; sweep < kSweeps; ++sweep) {
+      bool const load_gate = !kSequential || sweep == 0;
+      bool const load_up = !kSequential || sweep == 1;
+      CUTLASS_PRAGMA_NO_UNROLL
+      for (int kt = k_begin; kt < k_end; ++kt) {
+        pipeline.producer_acquire(write_state);
+        auto* full_barrier = pipeline.producer_get_barrier(write_state);
+        int const stage = write_state.index();
+        CUTLASS_PRAGMA_UNROLL
+        for (int atom = 0; atom < kKAtoms; ++atom) {
+          int const k64 = kt * kKAtoms + atom;
+          Tensor sX = make_tensor(make_smem_ptr(smem.a.data() + stage * kStageElemsA + atom * kBlockElemsA),
+                                  SmemLayoutABlock{});
+          Element* block_b = smem.b.data() + stage * kStageElemsB + atom * kBlockElemsB;
+          // Sequential: the up weights go where the gate weights would (the one weight tile of
+          // the stage is always the first tile_n rows, the operand mma_sequential reads).
+          Tensor sG = make_tensor(make_smem_ptr(block_b), SmemLayoutBHalf{});
+          Tensor sU = make_tensor(make_smem_ptr(block_b + (kSequential ? 0 : kHalfElemsB)), SmemLayoutBHalf{});
+          copy(p.tma_x.with(*full_barrier, kMulticastMask), tXgX(_, _, _, k64), tma_x.partition_D(sX));
+          if (load_gate) copy(p.tma_gate.with(*full_barrier), tGgG(_, _, _, k64), tma_g.partition_D(sG));
+          if (load_up) copy(p.tma_up.with(*full_barrier), tUgU(_, _, _, k64), tma_u.partition_D(sU));
+        }
+        ++write_state;
       }
-      ++write_state;
     }
   }
 
@@ -313,12 +343,101 @@ struct Sm90SwigluMainloop {
     }
   }
 
-  // Waits for the last WGMMA batch and releases the stage it read.
+  // mma() for kSequential: the gate K sweep into accum(_, _, 0), then the up K sweep into
+  // accum(_, _, 1), each over k_tile_count stages with one WGMMA batch in flight. Both sweeps
+  // read the stage's first tile_n weight rows (where load() puts either weight). While the up
+  // sweep runs, the gate registers become silu(gate): the first kSwishSteps up k tiles are
+  // unrolled and each, once its WGMMA batch is issued and the previous one has retired, applies
+  // SiLU to its fixed slice of the gate registers (static indices, so the accumulator stays in
+  // registers), so the MUFU work runs under the tensor cores' up WGMMAs instead of in the
+  // epilogue. With fewer up k tiles than steps the remaining slices follow the last up batch's
+  // issue, still under it. The first up k tile's wait<1> retires the last gate batch: no gate
+  // register is read while a WGMMA that writes it is in flight. mma_tail releases the last stage.
+  template <class Accum, class PipelineT, class StateT>
+  CUTLASS_DEVICE static void mma_sequential(PipelineT& pipeline, StateT read_state, Accum& accum,
+                                            int k_tile_count, int consumer_thread_idx, SharedStorage& smem) {
+    using namespace cute;
+    static_assert(size<2>(Accum{}) == 2, "gate (MMA_N index 0) and up (index 1) accumulators");
+    TiledMma tiled_mma;
+    auto descriptors = operand_descriptors(tiled_mma, consumer_thread_idx, smem);
+    auto& tCrA = get<0>(descriptors);  // named, not a structured binding: the lambdas capture it
+    auto& tCrB = get<1>(descriptors);
+    // (MMA, 1, MMA_K, PIPE): the stage's first tile_n weight rows as the one N atom of a WGMMA.
+    Tensor tCrW = make_tensor(tCrB.data(), make_layout(layout<0>(tCrB), Layout<_1, _0>{},
+                                                       layout<2>(tCrB), layout<3>(tCrB)));
+    // (MMA, MMA_M, 1) views of the gate and up accumulators, the shape cute::gemm pairs with tCrW.
+    auto one_n_atom = [](auto&& acc) { return make_tensor(acc.data(), append(acc.layout(), Layout<_1, _0>{})); };
+    Tensor gate = one_n_atom(accum(_, _, 0));
+    Tensor up = one_n_atom(accum(_, _, 1));
+
+    // Up k tiles that share the SiLU. All of a 128x64 tile's 64 gate values per thread take about
+    // four up k tiles of WGMMA time (two MUFU ops each at 16 per SM and clock, against eight
+    // m64n64k16 per k tile; throughput tables, not measured): eight slices keep each step
+    // under its k tile.
+    constexpr int kSwishSteps = 8;
+    constexpr int kSwishChunk = size(decltype(gate){}) / kSwishSteps;
+    static_assert(size(decltype(gate){}) % kSwishSteps == 0, "gate registers split evenly over the steps");
+
+    StateT release_state = read_state;
+    // One k tile of a sweep into `acc`; a sweep's first zero-initialises it through
+    // ScaleOut::Zero. Every k tile but the gate sweep's first frees the stage of the batch
+    // before it (the up sweep's first: the last gate stage).
+    auto k_tile = [&](auto& acc, auto first_of_sweep, auto release_previous) {
+      pipeline.consumer_wait(read_state, pipeline.consumer_try_wait(read_state));
+      int const stage = read_state.index();
+      warpgroup_fence_operand(accum);
+      warpgroup_arrive();
+      if constexpr (first_of_sweep) {
+        tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
+        CUTLASS_PRAGMA_UNROLL
+        for (int kb = 0; kb < size<2>(tCrA); ++kb) {
+          cute::gemm(tiled_mma, tCrA(_, _, kb, stage), tCrW(_, _, kb, stage), acc);
+          tiled_mma.accumulate_ = GMMA::ScaleOut::One;
+        }
+      } else {
+        cute::gemm(tiled_mma, tCrA(_, _, _, stage), tCrW(_, _, _, stage), acc);
+      }
+      warpgroup_commit_batch();
+      ++read_state;
+      if constexpr (release_previous) {
+        warpgroup_wait<1>();  // the previous k tile's WGMMA has retired: free its stage
+        warpgroup_fence_operand(accum);
+        pipeline.consumer_release(release_state);
+        ++release_state;
+      }
+    };
+
+    // SiLU on gate registers [step * kSwishChunk, (step + 1) * kSwishChunk).
+    auto swish_slice = [&](int step) {
+      CUTLASS_PRAGMA_UNROLL
+      for (int v = step * kSwishChunk; v < (step + 1) * kSwishChunk; ++v) gate(v) = silu(gate(v));
+    };
+
+    // Sweep 1: gate.
+    k_tile(gate, true_type{}, false_type{});
+    CUTLASS_PRAGMA_NO_UNROLL
+    for (int kt = 1; kt < k_tile_count; ++kt) k_tile(gate, false_type{}, true_type{});
+
+    // Sweep 2: up, with SiLU on the gate registers one slice per k tile.
+    k_tile(up, true_type{}, true_type{});
+    swish_slice(0);
+    CUTLASS_PRAGMA_UNROLL
+    for (int step = 1; step < kSwishSteps; ++step) {
+      if (step < k_tile_count) k_tile(up, false_type{}, true_type{});
+      swish_slice(step);
+    }
+    CUTLASS_PRAGMA_NO_UNROLL
+    for (int kt = kSwishSteps; kt < k_tile_count; ++kt) k_tile(up, false_type{}, true_type{});
+    warpgroup_fence_operand(accum);
+  }
+
+  // Waits for the last WGMMA batch and releases the stage it read; `stage_count`: the stages
+  // of the tile (stages_per_tile(), or a split-K CTA's k tiles).
   template <class PipelineT, class StateT>
-  CUTLASS_DEVICE static void mma_tail(PipelineT& pipeline, StateT read_state, int k_tile_count) {
+  CUTLASS_DEVICE static void mma_tail(PipelineT& pipeline, StateT read_state, int stage_count) {
     if constexpr (kPromoteKTiles > 0) return;  // mma_promoted drained and released everything
     cute::warpgroup_wait<0>();
-    read_state.advance(k_tile_count - 1);
+    read_state.advance(stage_count - 1);
     pipeline.consumer_release(read_state);
   }
 };

@@ -6,7 +6,9 @@
 //   Kernel-1 (kSplitAccumulators = true): two WGMMAs of N = tile_n per k-block from the same X
 //     and [gate | up] stage, into a gate and an up accumulator.
 // kOverlapEpilogue = false is the ablation of the overlap below (the tensor cores wait for the
-// epilogue); the sequential gate-then-up K sweep is not built.
+// epilogue). kSequential = true (Kernel-1, Pingpong) is the design's literal "Swish on Gate while
+// Up loads": a gate K sweep, then an up K sweep over X again, SiLU applied to the gate
+// accumulator during the up sweep and only the product left to the epilogue (see the mainloop).
 // kCooperative = true is the Cooperative schedule instead: both consumer warpgroups work on the
 // same tile, each on tile_m / 2 of its rows, from the same stages. Its tile can be twice as large
 // for the same registers per thread (128 x 2*128 with 128 accumulator registers each), which
@@ -50,7 +52,7 @@ namespace tileglu::kernels {
 
 template <class Element_, int kTileM, int kTileN, int kTileK, int kStages, int kClusterN_,
           int kPromoteKTiles = 0, bool kSplitAccumulators = false, bool kOverlapEpilogue_ = true,
-          bool kCooperative_ = false, bool kTmaStore_ = false>
+          bool kCooperative_ = false, bool kTmaStore_ = false, bool kSequential_ = false>
 struct Sm90SwigluPingpong {
   using Element = Element_;
   static constexpr int kClusterN = kClusterN_;
@@ -64,9 +66,15 @@ struct Sm90SwigluPingpong {
   // false: the ablation that proves the overlap — a consumer hands the tensor cores to the
   // other only after its epilogue, so SwiGLU and the stores sit on the critical path.
   static constexpr bool kOverlapEpilogue = kOverlapEpilogue_;
+  // true: gate K sweep, then up K sweep with SiLU on the gate accumulator meanwhile; the
+  // epilogue then multiplies only (MulActivated).
+  static constexpr bool kSequential = kSequential_;
+  static_assert(!kSequential || !kCooperative, "the sequential sweeps are a Pingpong ablation");
   using Mainloop = Sm90SwigluMainloop<Element, kTileM, kTileN, kTileK, kStages, kClusterN,
-                                        kPromoteKTiles, kSplitAccumulators, kCooperative ? 2 : 1>;
-  using Epilogue = Sm90SwigluEpilogue<Element, kTileM, kTileN>;
+                                        kPromoteKTiles, kSplitAccumulators, kCooperative ? 2 : 1,
+                                        kSequential>;
+  using Epilogue = Sm90SwigluEpilogue<Element, kTileM, kTileN,
+                                      cute::conditional_t<kSequential, MulActivated, SiluMul>>;
   // Without kTmaStore no staging type is instantiated (its swizzle atom needs tile_n % 64 == 0).
   struct NoTmaStore {
     struct Tma {};
@@ -162,6 +170,8 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
   Sm90StaticPersistentScheduler const& sched = params.scheduler;
   int const total_tiles = sched.total_tiles();
   int const k_tiles = Mainloop::k_tiles(params.mainloop);
+  // Stages per tile: k_tiles, or 2 * k_tiles for the sequential sweeps.
+  int const tile_stages = Mainloop::stages_per_tile(params.mainloop);
 
   if (is_producer) {
     cutlass::arch::warpgroup_reg_dealloc<Kernel::kProducerRegisters>();
@@ -186,8 +196,8 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
     int const consumer_thread = Kernel::kCooperative ? consumer * 128 + wg_thread_idx : wg_thread_idx;
     int const first_tile = Kernel::kCooperative ? cluster_id : cluster_id + consumer * num_clusters;
     int const tile_step = Kernel::kCooperative ? num_clusters : 2 * num_clusters;
-    int const stages_per_step = Kernel::kCooperative ? k_tiles : 2 * k_tiles;
-    if (!Kernel::kCooperative && consumer == 1) read_state.advance(k_tiles);
+    int const stages_per_step = Kernel::kCooperative ? tile_stages : 2 * tile_stages;
+    if (!Kernel::kCooperative && consumer == 1) read_state.advance(tile_stages);
     for (int tile = first_tile; tile < total_tiles; tile += tile_step) {
       int m_blk, n_blk;
       sched.tile_coord(tile, m_blk, n_blk);
@@ -197,11 +207,13 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
       if constexpr (!Kernel::kCooperative) math_order.wait();
       if constexpr (Mainloop::kPromoteKTiles > 0) {
         Mainloop::mma_promoted(pipeline, read_state, accum, k_tiles, consumer_thread, smem.tensors);
+      } else if constexpr (Kernel::kSequential) {
+        Mainloop::mma_sequential(pipeline, read_state, accum, k_tiles, consumer_thread, smem.tensors);
       } else {
         Mainloop::mma(pipeline, read_state, accum, k_tiles, consumer_thread, smem.tensors);
       }
       if constexpr (!Kernel::kCooperative && Kernel::kOverlapEpilogue) math_order.arrive();
-      Mainloop::mma_tail(pipeline, read_state, k_tiles);
+      Mainloop::mma_tail(pipeline, read_state, tile_stages);
       read_state.advance(stages_per_step);  // past this tile (and the other consumer's)
 
       if constexpr (Kernel::kTmaStore) {

@@ -12,13 +12,20 @@
 
 namespace tileglu::kernels {
 
-// silu(g) * u in fp32. __expf is the fast exponential (ex2.approx); its relative error
-// (~2 ulp of fp32) is far below one bf16/fp16 ulp. For g -> -inf, exp(-g) = inf and the
-// quotient is -0, the correct limit.
+// silu(g) in fp32. __expf is the fast exponential (ex2.approx); its relative error (~2 ulp of
+// fp32) is far below one bf16/fp16 ulp. For g -> -inf, exp(-g) = inf and the quotient is -0,
+// the correct limit.
+CUTLASS_DEVICE float silu(float gate) { return gate / (1.0f + __expf(-gate)); }
+
+// silu(g) * u in fp32: the epilogue's activation.
 struct SiluMul {
-  CUTLASS_DEVICE float operator()(float gate, float up) const {
-    return gate / (1.0f + __expf(-gate)) * up;
-  }
+  CUTLASS_DEVICE float operator()(float gate, float up) const { return silu(gate) * up; }
+};
+
+// g * u for a gate accumulator that already holds silu(g): the sequential Kernel-1 applies SiLU
+// during its up K sweep (sm90_swiglu_mainloop_tma_gmma_ws.hpp), so its epilogue only multiplies.
+struct MulActivated {
+  CUTLASS_DEVICE float operator()(float silu_gate, float up) const { return silu_gate * up; }
 };
 
 // Packs two fp32 values into one 32-bit word of the output type, rounding each once (RNE).

@@ -29,6 +29,7 @@ const KernelEntry kEntries[] = {
     {{"k2_pingpong_64x64x64_p8_s8", 2, 64, 64, 64, 8, 1, 1, 8, 1, true, false}, fake_launch, fake_launch},
     {{"k1_pingpong_128x64x64_s6", 1, 128, 64, 64, 6, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k1_pingpong_128x64x64_s6_serial", 1, 128, 64, 64, 6, 1, 1, 0, 1, false, true}, fake_launch, fake_launch},
+    {{"k1_pingpong_128x64x64_s6_sequential", 1, 128, 64, 64, 6, 1, 1, 0, 1, false, true}, fake_launch, fake_launch},
     {{"k2_pingpong_64x128x64_s5", 2, 64, 128, 64, 5, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k1_pingpong_64x128x64_s5", 1, 64, 128, 64, 5, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k2_pingpong_64x32x64_s12", 2, 64, 32, 64, 12, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
@@ -47,13 +48,14 @@ const KernelEntry kEntries[] = {
     {{"k2_decode_n8_c8_u6", 2, 8, 8, 192, 1, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
     {{"k2_decode_n16_c8_u4", 2, 16, 8, 128, 1, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
 };
-constexpr int kEntryCount = 23;
+constexpr int kEntryCount = 24;
 constexpr int kS6 = 0;        // 128x64
 constexpr int kC2 = 1;        // 128x64, cluster 1x2 multicasting X
 constexpr int kS8 = 2;        // 64x64
 constexpr int kP8 = 3;        // 64x64, FADD-promoted accumulation every 8 k tiles
 constexpr int kK1 = 4;        // Kernel-1 128x64: separate gate and up accumulators (forced only)
 constexpr int kK1Serial = 5;  // the same with the epilogue serialized: the overlap ablation
+constexpr int kK1Sequential = 6;  // gate K sweep, then up K sweep with SiLU meanwhile: an ablation
 constexpr int kKernel2Count = 4;  // kEntries[0, 4): the Kernel-2 configs
 
 Shape shape(int m, int k, int i, DType dtype = DType::kBF16) {
@@ -322,6 +324,7 @@ TEST(Registry, EveryEntryIsWellFormedAndValid) {
   EXPECT_GE(registry_index("k2_pingpong_64x64x64_p8_s8"), 0);
   EXPECT_GE(registry_index("k1_pingpong_128x64x64_s6"), 0);
   EXPECT_GE(registry_index("k1_pingpong_128x64x64_s6_serial"), 0);
+  EXPECT_GE(registry_index("k1_pingpong_128x64x64_s6_sequential"), 0);
 }
 
 TEST(Registry, TheTestTableIsTheRegistry) {
@@ -753,10 +756,11 @@ TEST(Accumulation, LogDispatchNamesTheMode) {
 
 // --- Kernel-1: valid, never a cost-model candidate (a table or TILEGLU_FORCE_CONFIG runs it) -----
 
-const char* const kKernel1Names[] = {"k1_pingpong_128x64x64_s6", "k1_pingpong_128x64x64_s6_serial"};
+const char* const kKernel1Names[] = {"k1_pingpong_128x64x64_s6", "k1_pingpong_128x64x64_s6_serial",
+                                     "k1_pingpong_128x64x64_s6_sequential"};
 
 TEST(Kernel1, ValidButNeverACandidate) {
-  for (int idx : {kK1, kK1Serial}) {
+  for (int idx : {kK1, kK1Serial, kK1Sequential}) {
     const KernelEntry& e = kEntries[idx];
     SCOPED_TRACE(e.config.name);
     EXPECT_EQ(e.config.kernel, 1);
@@ -768,10 +772,10 @@ TEST(Kernel1, ValidButNeverACandidate) {
     EXPECT_FALSE(is_candidate(e.config, Accumulation::kPromoted));
   }
   // A list of Kernel-1 configs alone has no default choice, in either mode.
-  const KernelEntry only_k1[] = {kEntries[kK1], kEntries[kK1Serial]};
+  const KernelEntry only_k1[] = {kEntries[kK1], kEntries[kK1Serial], kEntries[kK1Sequential]};
   for (Accumulation mode : {Accumulation::kTensorCore, Accumulation::kPromoted}) {
-    EXPECT_EQ(choose_from(only_k1, 2, shape(4096, 3584, 18944), 132, mode), -1);
-    EXPECT_EQ(choose_from(only_k1, 2, shape(1, 896, 4864), 132, mode), -1);
+    EXPECT_EQ(choose_from(only_k1, 3, shape(4096, 3584, 18944), 132, mode), -1);
+    EXPECT_EQ(choose_from(only_k1, 3, shape(1, 896, 4864), 132, mode), -1);
   }
   // Listed first, at the same cost as k2_pingpong_128x64x64_s6, Kernel-1 still loses.
   const KernelEntry k1_first[] = {kEntries[kK1], kEntries[kK1Serial], kEntries[kS6]};
@@ -783,8 +787,10 @@ TEST(Kernel1, ValidButNeverACandidate) {
 TEST(Kernel1, TheCostModelNeverPicksAKernel1Config) {
   // Also with the Kernel-1 configs listed first, so that registry order cannot hide a tie with
   // k2_pingpong_128x64x64_s6 (same tile, same cost).
-  const KernelEntry k1_first[] = {kEntries[kK1], kEntries[kK1Serial], kEntries[kS6],
-                                  kEntries[kC2], kEntries[kS8],       kEntries[kP8]};
+  const KernelEntry k1_first[] = {kEntries[kK1], kEntries[kK1Serial], kEntries[kK1Sequential],
+                                  kEntries[kS6], kEntries[kC2],       kEntries[kS8],
+                                  kEntries[kP8]};
+  const int k1_first_count = int(sizeof(k1_first) / sizeof(k1_first[0]));
   for (int m : kSpreadM) {
     for (const auto& ki : kSpreadKI) {
       for (DType dtype : {DType::kBF16, DType::kFP16}) {
@@ -798,10 +804,11 @@ TEST(Kernel1, TheCostModelNeverPicksAKernel1Config) {
             EXPECT_GE(chosen, 0);
             EXPECT_NE(chosen, kK1);
             EXPECT_NE(chosen, kK1Serial);
+            EXPECT_NE(chosen, kK1Sequential);
             // Dropping the Kernel-1 configs changes nothing: they are not candidates at all.
             EXPECT_EQ(chosen, choose_from(kEntries, kKernel2Count, s, sms, mode));
-            const int reordered = choose_from(k1_first, kEntryCount, s, sms, mode);
-            ASSERT_GE(reordered, 2);
+            const int reordered = choose_from(k1_first, k1_first_count, s, sms, mode);
+            ASSERT_GE(reordered, 3);
             EXPECT_STREQ(k1_first[reordered].config.name, kEntries[chosen].config.name);
           }
         }
@@ -815,8 +822,10 @@ TEST(Kernel1, DefaultDispatchNeverRunsAKernel1Config) {
   ScopedEnv force("TILEGLU_FORCE_CONFIG", nullptr);
   const int k1 = registry_index("k1_pingpong_128x64x64_s6");
   const int k1_serial = registry_index("k1_pingpong_128x64x64_s6_serial");
+  const int k1_sequential = registry_index("k1_pingpong_128x64x64_s6_sequential");
   ASSERT_GE(k1, 0);
   ASSERT_GE(k1_serial, 0);
+  ASSERT_GE(k1_sequential, 0);
   int count = 0;
   const KernelEntry* registry = kernel_registry(&count);
   for (const char* mode :
@@ -834,6 +843,7 @@ TEST(Kernel1, DefaultDispatchNeverRunsAKernel1Config) {
                 << " m=" << m << " k=" << ki[0] << " i=" << ki[1] << " sms=" << sms;
             EXPECT_NE(chosen, k1);
             EXPECT_NE(chosen, k1_serial);
+            EXPECT_NE(chosen, k1_sequential);
           }
         }
       }

@@ -219,9 +219,10 @@ INSTANTIATE_TEST_SUITE_P(
     AllConfigs, SwigluGpu,
     testing::Combine(testing::Values("k2_pingpong_128x64x64_s6", "k2_pingpong_128x64x64_c2_s6",
                                      "k2_pingpong_64x64x64_s8", "k2_pingpong_64x64x64_p8_s8",
-                                     // Kernel-1 (forced only) and its overlap ablation.
+                                     // Kernel-1 (forced only) and its ablations.
                                      "k1_pingpong_128x64x64_s6",
                                      "k1_pingpong_128x64x64_s6_serial",
+                                     "k1_pingpong_128x64x64_s6_sequential",
                                      // Tuner-only tiles.
                                      "k2_pingpong_64x128x64_s5", "k1_pingpong_64x128x64_s5",
                                      "k2_pingpong_64x32x64_s12",
