@@ -25,7 +25,13 @@ OUT="${OUT:-session_out}"
 mkdir -p "$OUT"
 MORE="$(mktemp -d)/session"
 mkdir -p "$MORE"
-pack() { tar czf "$OUT/session.tar.gz" -C "$(dirname "$MORE")" session; }
+# An invocation whose steps wrote nothing secondary leaves an earlier session.tar.gz in $OUT alone
+# (a pytest-only call once replaced the torch/e2e results that way); still, give each
+# invocation its own $OUT.
+pack() {
+  [[ -n "$(ls -A "$MORE")" ]] || return 0
+  tar czf "$OUT/session.tar.gz" -C "$(dirname "$MORE")" session
+}
 TUNE_M="${TUNE_M:-1,4,16,64,128,256,512,1000,1537,2048,4096,8192,16384}"
 
 export LD_LIBRARY_PATH="$PWD/build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
