@@ -57,4 +57,33 @@ inline DecodePlan make_decode_plan(int m, int k, int i, int tokens_per_cta, int 
   return plan;
 }
 
+// The streaming decode kernel (Sm90SwigluDecodeStream) is persistent: `ctas` CTAs of one per SM
+// walk the `tasks` (token block, strip) pairs in a grid stride, and each warp keeps a ring of
+// k steps in flight across its tasks, so the split only has to balance work, not fill slots: it
+// takes the deepest split that leaves every warp two steps (8 slices = 8-column strips, the most
+// tasks to spread), and the grid is min(tasks, resident CTAs).
+struct DecodeStreamPlan {
+  int token_blocks = 0;
+  int k_steps = 0;
+  int k_slices = 0;
+  int64_t strips = 0;  // ceil(i / (8 * (8 / k_slices)))
+  int64_t tasks = 0;   // token_blocks * strips
+  int64_t ctas = 0;    // min(tasks, resident_ctas)
+};
+
+inline DecodeStreamPlan make_decode_stream_plan(int m, int k, int i, int tokens_per_cta,
+                                                int64_t resident_ctas) {
+  DecodeStreamPlan plan;
+  plan.token_blocks = (m - 1) / tokens_per_cta + 1;
+  plan.k_steps = (k - 1) / kDecodeStepK + 1;
+  plan.k_slices = 1;
+  while (plan.k_slices < kDecodeWarps && plan.k_steps >= 2 * (2 * plan.k_slices)) plan.k_slices *= 2;
+  const int64_t columns_per_cta = int64_t(8) * (kDecodeWarps / plan.k_slices);
+  plan.strips = (i - 1) / columns_per_cta + 1;
+  plan.tasks = plan.strips * plan.token_blocks;
+  const int64_t slots = resident_ctas > 0 ? resident_ctas : 1;
+  plan.ctas = plan.tasks < slots ? plan.tasks : slots;
+  return plan;
+}
+
 }  // namespace tileglu::kernels

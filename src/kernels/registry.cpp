@@ -33,6 +33,8 @@ TILEGLU_DECLARE_LAUNCHERS(k2_splitk8_64x64x64_s4)
 TILEGLU_DECLARE_LAUNCHERS(k2_decode_n8_c8_u4)
 TILEGLU_DECLARE_LAUNCHERS(k2_decode_n8_c8_u6)
 TILEGLU_DECLARE_LAUNCHERS(k2_decode_n16_c8_u4)
+TILEGLU_DECLARE_LAUNCHERS(k2_decode_stream_n8_p16)
+TILEGLU_DECLARE_LAUNCHERS(k2_decode_stream_n16_p12)
 #undef TILEGLU_DECLARE_LAUNCHERS
 }  // namespace kernels
 
@@ -117,6 +119,12 @@ const KernelEntry kRegistry[] = {
      kernels::launch_k2_decode_n8_c8_u6_bf16, kernels::launch_k2_decode_n8_c8_u6_fp16},
     {{"k2_decode_n16_c8_u4", 2, 16, 8, 128, 1, 1, 1, 0, 1, false, false, 64},
      kernels::launch_k2_decode_n16_c8_u4_bf16, kernels::launch_k2_decode_n16_c8_u4_fp16},
+    // The streaming variant: persistent, one CTA per SM, a ring of `stages` k steps per warp in
+    // shared memory (cp.async); tile_k = 32 * stages.
+    {{"k2_decode_stream_n8_p16", 2, 8, 8, 512, 16, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_decode_stream_n8_p16_bf16, kernels::launch_k2_decode_stream_n8_p16_fp16},
+    {{"k2_decode_stream_n16_p12", 2, 16, 8, 384, 12, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_decode_stream_n16_p12_bf16, kernels::launch_k2_decode_stream_n16_p12_fp16},
 };
 }  // namespace
 

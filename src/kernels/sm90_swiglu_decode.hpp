@@ -285,6 +285,253 @@ cudaError_t launch_sm90_swiglu_decode(SwigluParams const& p, int sm_count, cudaS
   return cudaLaunchKernelEx(&config, kernel, params);
 }
 
+// ------------------------------------------------------------------------------------------------
+// Streaming variant: the same swap-AB MMAs and K split, but the loads go through a ring of
+// shared-memory slots (cp.async) and the grid is persistent.
+//
+// Why: the kernel above holds its loads in flight in registers, 2 * kUnroll 16-byte vectors per
+// lane, 64-96 KB per SM at two CTAs per SM, so 8-13 MB GPU-wide. The 17-90 MB of a small model's
+// weights then take several rounds of HBM latency, and each round is a wave of short CTAs that
+// must launch, load, reduce and retire (qwen2.5-0.5b M = 1: 11.7 us against cuBLAS's 9.4, H200,
+// bench/NOTES.md session 3). Here every warp keeps kRingSteps k steps in flight in shared memory
+// (24 KB per warp at 16 steps, 192 KB per SM, 25 MB GPU-wide) and walks its CTA's tasks in a grid
+// stride with the ring running on across task boundaries, so the next task's loads are in flight
+// while this one's partial sums are reduced and stored.
+//
+// A lane reads back only the slots it wrote, so cp.async.wait_group is the only synchronisation
+// the ring needs; __syncthreads is only for the k-slice reduction at the end of each task.
+// Ring slot t % kRingSteps holds step t of the warp's sequence: [gate, up, tokens...][lane].
+template <class Element_, int kTokenTiles_, int kRingSteps_>
+struct Sm90SwigluDecodeStream {
+  using Element = Element_;
+  static constexpr int kTokenTiles = kTokenTiles_;
+  static constexpr int kTokensPerCta = 8 * kTokenTiles;
+  static constexpr int kRingSteps = kRingSteps_;
+  static constexpr int kWarps = kDecodeWarps;
+  static constexpr int kThreads = 32 * kWarps;
+  // 16-byte vectors per lane per k step: the gate row's, the up row's, one per token tile.
+  static constexpr int kStepVectors = 2 + kTokenTiles;
+  static constexpr int kRingVectorsPerWarp = kRingSteps * kStepVectors * 32;
+  static constexpr int kAccum = 4 * kTokenTiles;
+  static constexpr int kSmemBytes =
+      kWarps * kRingVectorsPerWarp * 16 + kWarps * kAccum * 32 * int(sizeof(float));
+  static_assert(kRingSteps >= 2, "a ring of at least two steps");
+  static_assert(kSmemBytes <= 232448, "exceeds the 227 KiB of shared memory an SM90 CTA may use");
+
+  struct Params {
+    Element const* x;
+    int64_t ldx;
+    Element const* w_gate;
+    int64_t ld_gate;
+    Element const* w_up;
+    int64_t ld_up;
+    Element* out;
+    int64_t ld_out;
+    int m, k, i;
+    int token_blocks, k_steps, k_slices;
+    int64_t tasks;
+  };
+};
+
+namespace decode_detail {
+
+// 16 bytes global -> shared, asynchronously; `bytes` = 0 fills zeros (a row or k past the end).
+// Weights bypass L1 (.cg: read once); tokens are cached in L1 (.ca: every task reads them).
+template <bool kCacheL1>
+CUTLASS_DEVICE void cp_async_16(void* smem, void const* gmem, bool valid) {
+  uint32_t const dst = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+  int const bytes = valid ? 16 : 0;
+  if constexpr (kCacheL1) {
+    asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem), "r"(bytes)
+                 : "memory");
+  } else {
+    asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem), "r"(bytes)
+                 : "memory");
+  }
+}
+
+CUTLASS_DEVICE void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+
+template <int kPending>
+CUTLASS_DEVICE void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
+}  // namespace decode_detail
+
+template <class Kernel>
+__global__ void __launch_bounds__(Kernel::kThreads, 1)
+sm90_swiglu_decode_stream_kernel(__grid_constant__ typename Kernel::Params const p) {
+  using Element = typename Kernel::Element;
+  constexpr int kTiles = Kernel::kTokenTiles;
+  constexpr int kRing = Kernel::kRingSteps;
+  constexpr int kVectors = Kernel::kStepVectors;
+  extern __shared__ uint4 stream_smem[];
+
+  int const warp = int(threadIdx.x) / 32;
+  int const lane = int(threadIdx.x) % 32;
+  int const row = lane / 4;
+  int const quad = lane % 4;
+  int const slice = warp % p.k_slices;
+  int const col_set = warp / p.k_slices;
+  int const sets_per_cta = Kernel::kWarps / p.k_slices;
+  uint4* const ring = stream_smem + warp * Kernel::kRingVectorsPerWarp + lane;
+  // [warp][value][lane] partial sums of the k-slices other than 0, after the rings.
+  float* const partials = reinterpret_cast<float*>(stream_smem + Kernel::kWarps * Kernel::kRingVectorsPerWarp);
+
+  int const step_begin = int(int64_t(p.k_steps) * slice / p.k_slices);
+  int const steps_per_task = int(int64_t(p.k_steps) * (slice + 1) / p.k_slices) - step_begin;  // >= 2
+  int64_t const cta = blockIdx.x, ctas = gridDim.x;
+  int const my_tasks = cta < p.tasks ? int((p.tasks - 1 - cta) / ctas + 1) : 0;
+
+  // Task j of this CTA: (token block, first output column of this warp's 8).
+  auto task_coords = [&](int j, int& token_block, int64_t& col_base) {
+    int64_t const task = cta + int64_t(j) * ctas;
+    token_block = int(task % p.token_blocks);
+    col_base = (task / p.token_blocks * sets_per_cta + col_set) * 8;
+  };
+  // The issue side walks the warp's step sequence with a cursor, so that the divisions of
+  // task_coords run once per task, not once per step: this loop issues an instruction stream
+  // that must keep pace with HBM.
+  struct Cursor {
+    int task = 0, step = 0, slot = 0;
+    bool col_in = false;
+    Element const* gate = nullptr;  // this lane's 8 elements at the task's first k step
+    Element const* up = nullptr;
+    Element const* tokens[kTiles] = {};
+    bool token_in[kTiles] = {};
+  } cursor;
+  auto start_task = [&]() {
+    if (cursor.task >= my_tasks) return;
+    int token_block;
+    int64_t col_base;
+    task_coords(cursor.task, token_block, col_base);
+    cursor.col_in = col_base < p.i;  // I % 8 == 0: the warp's 8 columns are all in or all out
+    int64_t const col = cursor.col_in ? col_base + row : 0;
+    int const k_first = step_begin * kDecodeStepK + 8 * quad;
+    cursor.gate = p.w_gate + col * p.ld_gate + k_first;
+    cursor.up = p.w_up + col * p.ld_up + k_first;
+#pragma unroll
+    for (int tile = 0; tile < kTiles; ++tile) {
+      int const token = token_block * Kernel::kTokensPerCta + 8 * tile + row;
+      cursor.token_in[tile] = token < p.m;
+      cursor.tokens[tile] = p.x + (cursor.token_in[tile] ? token : 0) * p.ldx + k_first;
+    }
+  };
+  // The cursor's step into its ring slot, then one step on. One commit group per call, an empty
+  // one past the end, so that group t is always the warp's step t.
+  auto issue = [&]() {
+    if (cursor.task < my_tasks) {
+      // K % 8 == 0: the lane's 8 elements are all in or all out; out-of-K lanes load zeros
+      // from the task's first step, a valid address.
+      bool const k_in = (step_begin + cursor.step) * kDecodeStepK + 8 * quad < p.k;
+      int const offset = k_in ? cursor.step * kDecodeStepK : 0;
+      uint4* const slot = ring + cursor.slot * kVectors * 32;
+      decode_detail::cp_async_16<false>(slot, cursor.gate + offset, k_in && cursor.col_in);
+      decode_detail::cp_async_16<false>(slot + 32, cursor.up + offset, k_in && cursor.col_in);
+#pragma unroll
+      for (int tile = 0; tile < kTiles; ++tile) {
+        decode_detail::cp_async_16<true>(slot + (2 + tile) * 32, cursor.tokens[tile] + offset,
+                                         k_in && cursor.token_in[tile]);
+      }
+      if (++cursor.step == steps_per_task) {
+        cursor.step = 0;
+        ++cursor.task;
+        start_task();
+      }
+    }
+    decode_detail::cp_async_commit();
+    cursor.slot = cursor.slot + 1 == kRing ? 0 : cursor.slot + 1;
+  };
+
+  start_task();
+#pragma unroll 1
+  for (int t = 0; t < kRing; ++t) issue();
+
+  SiluMul const act;
+  uint16_t* const out = reinterpret_cast<uint16_t*>(p.out);
+  int read_slot = 0;
+  for (int j = 0; j < my_tasks; ++j) {
+    float acc[kTiles][4];
+#pragma unroll
+    for (int tile = 0; tile < kTiles; ++tile)
+#pragma unroll
+      for (int v = 0; v < 4; ++v) acc[tile][v] = 0.0f;
+    for (int q = 0; q < steps_per_task; ++q) {
+      decode_detail::cp_async_wait<kRing - 1>();  // this step has landed
+      uint4 const* const slot = ring + read_slot * kVectors * 32;
+      read_slot = read_slot + 1 == kRing ? 0 : read_slot + 1;
+      uint4 const gate = slot[0];
+      uint4 const up = slot[32];
+#pragma unroll
+      for (int tile = 0; tile < kTiles; ++tile) {
+        uint4 const tokens = slot[(2 + tile) * 32];
+        decode_detail::mma_m16n8k16<Element>(acc[tile], gate.x, up.x, gate.y, up.y, tokens.x, tokens.y);
+        decode_detail::mma_m16n8k16<Element>(acc[tile], gate.z, up.z, gate.w, up.w, tokens.z, tokens.w);
+      }
+      // Refill the slot just read (its values are in registers and consumed above).
+      issue();
+    }
+
+    int token_block;
+    int64_t col_base;
+    task_coords(j, token_block, col_base);
+    if (p.k_slices > 1) {
+      if (slice != 0) {
+#pragma unroll
+        for (int tile = 0; tile < kTiles; ++tile)
+#pragma unroll
+          for (int v = 0; v < 4; ++v) partials[(warp * Kernel::kAccum + tile * 4 + v) * 32 + lane] = acc[tile][v];
+      }
+      __syncthreads();
+      if (slice == 0) {
+        for (int other = 1; other < p.k_slices; ++other) {
+#pragma unroll
+          for (int tile = 0; tile < kTiles; ++tile)
+#pragma unroll
+            for (int v = 0; v < 4; ++v) acc[tile][v] += partials[((warp + other) * Kernel::kAccum + tile * 4 + v) * 32 + lane];
+        }
+      }
+    }
+    if (slice == 0 && col_base < p.i) {
+      int64_t const col = col_base + row;
+#pragma unroll
+      for (int tile = 0; tile < kTiles; ++tile) {
+        int const token = token_block * Kernel::kTokensPerCta + 8 * tile + 2 * quad;
+        if (token < p.m) out[token * p.ld_out + col] = round_to_bits<Element>(act(acc[tile][0], acc[tile][2]));
+        if (token + 1 < p.m) {
+          out[(token + 1) * p.ld_out + col] = round_to_bits<Element>(act(acc[tile][1], acc[tile][3]));
+        }
+      }
+    }
+    if (p.k_slices > 1) __syncthreads();  // the partials are written again by the next task
+  }
+  decode_detail::cp_async_wait<0>();  // no copy outlives the CTA's shared memory
+}
+
+template <class Kernel>
+cudaError_t launch_sm90_swiglu_decode_stream(SwigluParams const& p, int sm_count, cudaStream_t stream) {
+  using Element = typename Kernel::Element;
+  auto* kernel = &sm90_swiglu_decode_stream_kernel<Kernel>;
+  cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         Kernel::kSmemBytes);
+  if (err != cudaSuccess) return err;
+  // One CTA per SM (its ring takes most of the shared memory).
+  DecodeStreamPlan const plan = make_decode_stream_plan(p.m, p.k, p.i, Kernel::kTokensPerCta, sm_count);
+  typename Kernel::Params params{static_cast<Element const*>(p.x), p.ldx,
+                                 static_cast<Element const*>(p.w_gate), p.ld_gate,
+                                 static_cast<Element const*>(p.w_up), p.ld_up,
+                                 static_cast<Element*>(p.out), p.ld_out,
+                                 p.m, p.k, p.i,
+                                 plan.token_blocks, plan.k_steps, plan.k_slices, plan.tasks};
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(unsigned(plan.ctas), 1, 1);
+  config.blockDim = dim3(Kernel::kThreads, 1, 1);
+  config.dynamicSmemBytes = Kernel::kSmemBytes;
+  config.stream = stream;
+  return cudaLaunchKernelEx(&config, kernel, params);
+}
+
 }  // namespace tileglu::kernels
 
 // One line per shipped (config, dtype) in instantiations/: defines launch_<name>_<dtype>.
@@ -293,5 +540,13 @@ cudaError_t launch_sm90_swiglu_decode(SwigluParams const& p, int sm_count, cudaS
   namespace tileglu::kernels {                                                                  \
   cudaError_t launch_##name##_##dtype(SwigluParams const& p, int sm_count, cudaStream_t stream) { \
     return launch_sm90_swiglu_decode<Sm90SwigluDecode<Element, __VA_ARGS__>>(p, sm_count, stream); \
+  }                                                                                             \
+  }
+
+// The streaming variant's instantiations; trailing arguments: Sm90SwigluDecodeStream's.
+#define TILEGLU_INSTANTIATE_DECODE_STREAM(name, dtype, Element, ...)                             \
+  namespace tileglu::kernels {                                                                  \
+  cudaError_t launch_##name##_##dtype(SwigluParams const& p, int sm_count, cudaStream_t stream) { \
+    return launch_sm90_swiglu_decode_stream<Sm90SwigluDecodeStream<Element, __VA_ARGS__>>(p, sm_count, stream); \
   }                                                                                             \
   }

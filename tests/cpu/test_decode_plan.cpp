@@ -4,6 +4,7 @@
 // max_m.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "dispatch/sm90_heuristics.h"
@@ -94,6 +95,49 @@ TEST(DecodePlan, InvariantsOnEveryShape) {
   }
 }
 
+TEST(DecodeStreamPlan, DeepestSplitThatLeavesTwoStepsAndAPersistentGrid) {
+  // qwen2.5-0.5b: 28 steps -> 8 slices, 8-column strips: 608 tasks over 132 CTAs.
+  DecodeStreamPlan plan = make_decode_stream_plan(1, 896, 4864, 8, 132);
+  EXPECT_EQ(plan.k_slices, 8);
+  EXPECT_EQ(plan.strips, 608);
+  EXPECT_EQ(plan.tasks, 608);
+  EXPECT_EQ(plan.ctas, 132);
+  // qwen2.5-72b at 9-16 tokens: 3696 strips, one token block.
+  plan = make_decode_stream_plan(16, 8192, 29568, 16, 132);
+  EXPECT_EQ(plan.k_slices, 8);
+  EXPECT_EQ(plan.token_blocks, 1);
+  EXPECT_EQ(plan.tasks, 3696);
+  // 17 tokens at 16 per CTA: two token blocks per strip.
+  plan = make_decode_stream_plan(17, 8192, 29568, 16, 132);
+  EXPECT_EQ(plan.tasks, 2 * 3696);
+  // Short K: 3 steps no split, 4 steps 2 slices, 8 steps 4 slices.
+  EXPECT_EQ(make_decode_stream_plan(1, 96, 64, 8, 132).k_slices, 1);
+  EXPECT_EQ(make_decode_stream_plan(1, 128, 64, 8, 132).k_slices, 2);
+  EXPECT_EQ(make_decode_stream_plan(1, 256, 64, 8, 132).k_slices, 4);
+  // Fewer tasks than SMs: one CTA per task.
+  plan = make_decode_stream_plan(1, 8, 8, 8, 132);
+  EXPECT_EQ(plan.k_slices, 1);
+  EXPECT_EQ(plan.tasks, 1);
+  EXPECT_EQ(plan.ctas, 1);
+  for (int k : {8, 24, 32, 40, 64, 96, 128, 896, 1096, 8192}) {
+    for (int i : {8, 72, 1032, 29568}) {
+      const DecodeStreamPlan q = make_decode_stream_plan(3, k, i, 8, 132);
+      SCOPED_TRACE(testing::Message() << "k=" << k << " i=" << i);
+      EXPECT_TRUE(q.k_slices == 1 || q.k_slices == 2 || q.k_slices == 4 || q.k_slices == 8);
+      if (q.k_slices > 1) {
+        EXPECT_GE(q.k_steps, 2 * q.k_slices);  // every warp gets two steps or more
+      }
+      if (q.k_slices < kDecodeWarps) {
+        EXPECT_LT(q.k_steps, 4 * q.k_slices);  // and the split is the deepest that allows it
+      }
+      const int64_t cols = int64_t(8) * (kDecodeWarps / q.k_slices);
+      EXPECT_GE(q.strips * cols, i);
+      EXPECT_LT((q.strips - 1) * cols, i);
+      EXPECT_EQ(q.ctas, std::min<int64_t>(q.tasks, 132));
+    }
+  }
+}
+
 TEST(DecodeConfigs, ValidOnlyUpToMaxM) {
   int count = 0;
   const KernelEntry* registry = kernel_registry(&count);
@@ -123,7 +167,7 @@ TEST(DecodeConfigs, ValidOnlyUpToMaxM) {
       }
     }
   }
-  EXPECT_EQ(decode, 3);
+  EXPECT_EQ(decode, 5);
 }
 
 }  // namespace
