@@ -380,7 +380,8 @@ sm90_swiglu_decode_stream_kernel(__grid_constant__ typename Kernel::Params const
   float* const partials = reinterpret_cast<float*>(stream_smem + Kernel::kWarps * Kernel::kRingVectorsPerWarp);
 
   int const step_begin = int(int64_t(p.k_steps) * slice / p.k_slices);
-  int const steps_per_task = int(int64_t(p.k_steps) * (slice + 1) / p.k_slices) - step_begin;  // >= 2
+  // At least 2 when K is split (decode_plan.h), at least 1 otherwise.
+  int const steps_per_task = int(int64_t(p.k_steps) * (slice + 1) / p.k_slices) - step_begin;
   int64_t const cta = blockIdx.x, ctas = gridDim.x;
   int const my_tasks = cta < p.tasks ? int((p.tasks - 1 - cta) / ctas + 1) : 0;
 
