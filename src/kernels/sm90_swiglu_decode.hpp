@@ -46,6 +46,22 @@
 
 namespace tileglu::kernels {
 
+// Both decode kernels' parameters: the problem, and the plan of decode_plan.h.
+template <class Element>
+struct Sm90SwigluDecodeParams {
+  Element const* x;
+  int64_t ldx;
+  Element const* w_gate;
+  int64_t ld_gate;
+  Element const* w_up;
+  int64_t ld_up;
+  Element* out;
+  int64_t ld_out;
+  int m, k, i;
+  int token_blocks, k_steps, k_slices;
+  int64_t tasks = 0;  // the streaming kernel's (token block, strip) count
+};
+
 template <class Element_, int kTokenTiles_, int kColGroupsPerWarp_, int kUnroll_>
 struct Sm90SwigluDecode {
   using Element = Element_;
@@ -61,18 +77,7 @@ struct Sm90SwigluDecode {
   // fp32 accumulator values per lane: 4 per (column group, token tile).
   static constexpr int kAccum = 4 * kColGroupsPerWarp * kTokenTiles;
 
-  struct Params {
-    Element const* x;
-    int64_t ldx;
-    Element const* w_gate;
-    int64_t ld_gate;
-    Element const* w_up;
-    int64_t ld_up;
-    Element* out;
-    int64_t ld_out;
-    int m, k, i;
-    int token_blocks, k_steps, k_slices;
-  };
+  using Params = Sm90SwigluDecodeParams<Element>;
 };
 
 namespace decode_detail {
@@ -114,6 +119,41 @@ CUTLASS_DEVICE uint4 load_weights(void const* ptr) {
 
 // Tokens: every CTA of the grid reads them, so they stay cached.
 CUTLASS_DEVICE uint4 load_tokens(void const* ptr) { return __ldg(static_cast<uint4 const*>(ptr)); }
+
+// The k-slice reduction: the warps of slices 1, 2, ... of a column set write their partial sums
+// to `partials` ([warp][value][lane], lane-minor: conflict-free), and after the barrier the
+// slice-0 warp adds them in slice order, so every run sums the same way. Every thread of the CTA
+// must call it.
+template <int kValues>
+CUTLASS_DEVICE void reduce_k_slices(float (&acc)[kValues], float* partials, int warp, int lane,
+                                    int slice, int k_slices) {
+  if (slice != 0) {
+#pragma unroll
+    for (int v = 0; v < kValues; ++v) partials[(warp * kValues + v) * 32 + lane] = acc[v];
+  }
+  __syncthreads();
+  if (slice != 0) return;
+  for (int other = 1; other < k_slices; ++other) {
+#pragma unroll
+    for (int v = 0; v < kValues; ++v) acc[v] += partials[((warp + other) * kValues + v) * 32 + lane];
+  }
+}
+
+// SwiGLU and the one rounding. Lane (g, q) holds output column `col` for tokens
+// first_token + 8 t and first_token + 8 t + 1 of each token tile t (first_token = the block's
+// first token + 2q): accumulator values 0, 1 are their gate sums, 2, 3 their up sums.
+template <class Element, int kTiles>
+CUTLASS_DEVICE void store_outputs(float const (&acc)[kTiles][4], Element* out_elements, int64_t ld_out,
+                                  int m, int64_t col, int first_token) {
+  SiluMul const act;
+  uint16_t* const out = reinterpret_cast<uint16_t*>(out_elements);
+#pragma unroll
+  for (int tile = 0; tile < kTiles; ++tile) {
+    int const token = first_token + 8 * tile;
+    if (token < m) out[token * ld_out + col] = round_to_bits<Element>(act(acc[tile][0], acc[tile][2]));
+    if (token + 1 < m) out[(token + 1) * ld_out + col] = round_to_bits<Element>(act(acc[tile][1], acc[tile][3]));
+  }
+}
 
 }  // namespace decode_detail
 
@@ -207,45 +247,15 @@ sm90_swiglu_decode_kernel(__grid_constant__ typename Kernel::Params const p) {
   }
 
   if (p.k_slices > 1) {
-    if (slice != 0) {
-#pragma unroll
-      for (int grp = 0; grp < kGroups; ++grp)
-#pragma unroll
-        for (int tile = 0; tile < kTiles; ++tile)
-#pragma unroll
-          for (int v = 0; v < 4; ++v) partials[warp][(grp * kTiles + tile) * 4 + v][lane] = acc[grp][tile][v];
-    }
-    __syncthreads();
+    decode_detail::reduce_k_slices(reinterpret_cast<float(&)[Kernel::kAccum]>(acc), &partials[0][0][0],
+                                   warp, lane, slice, p.k_slices);
     if (slice != 0) return;
-    // Slice 0 adds slices 1, 2, ... in that order: the same sums on every run.
-    for (int other = 1; other < p.k_slices; ++other) {
-#pragma unroll
-      for (int grp = 0; grp < kGroups; ++grp)
-#pragma unroll
-        for (int tile = 0; tile < kTiles; ++tile)
-#pragma unroll
-          for (int v = 0; v < 4; ++v) acc[grp][tile][v] += partials[warp + other][(grp * kTiles + tile) * 4 + v][lane];
-    }
   }
-
-  // Lane (g, q) holds output column col_base + 8 grp + g for tokens 2q and 2q + 1 of each tile:
-  // accumulator values 0, 1 are their gate sums, 2, 3 their up sums.
-  SiluMul const act;
-  uint16_t* const out = reinterpret_cast<uint16_t*>(p.out);
 #pragma unroll
   for (int grp = 0; grp < kGroups; ++grp) {
     if (!group_in[grp]) continue;
-    int64_t const col = col_base + 8 * grp + row;
-#pragma unroll
-    for (int tile = 0; tile < kTiles; ++tile) {
-      int const token = token_block * Kernel::kTokensPerCta + 8 * tile + 2 * quad;
-      if (token < p.m) {
-        out[token * p.ld_out + col] = round_to_bits<Element>(act(acc[grp][tile][0], acc[grp][tile][2]));
-      }
-      if (token + 1 < p.m) {
-        out[(token + 1) * p.ld_out + col] = round_to_bits<Element>(act(acc[grp][tile][1], acc[grp][tile][3]));
-      }
-    }
+    decode_detail::store_outputs<Element>(acc[grp], p.out, p.ld_out, p.m, col_base + 8 * grp + row,
+                                          token_block * Kernel::kTokensPerCta + 2 * quad);
   }
 }
 
@@ -318,19 +328,7 @@ struct Sm90SwigluDecodeStream {
   static_assert(kRingSteps >= 2, "a ring of at least two steps");
   static_assert(kSmemBytes <= 232448, "exceeds the 227 KiB of shared memory an SM90 CTA may use");
 
-  struct Params {
-    Element const* x;
-    int64_t ldx;
-    Element const* w_gate;
-    int64_t ld_gate;
-    Element const* w_up;
-    int64_t ld_up;
-    Element* out;
-    int64_t ld_out;
-    int m, k, i;
-    int token_blocks, k_steps, k_slices;
-    int64_t tasks;
-  };
+  using Params = Sm90SwigluDecodeParams<Element>;
 };
 
 namespace decode_detail {
@@ -449,8 +447,6 @@ sm90_swiglu_decode_stream_kernel(__grid_constant__ typename Kernel::Params const
 #pragma unroll 1
   for (int t = 0; t < kRing; ++t) issue();
 
-  SiluMul const act;
-  uint16_t* const out = reinterpret_cast<uint16_t*>(p.out);
   int read_slot = 0;
   for (int j = 0; j < my_tasks; ++j) {
     float acc[kTiles][4];
@@ -478,32 +474,12 @@ sm90_swiglu_decode_stream_kernel(__grid_constant__ typename Kernel::Params const
     int64_t col_base;
     task_coords(j, token_block, col_base);
     if (p.k_slices > 1) {
-      if (slice != 0) {
-#pragma unroll
-        for (int tile = 0; tile < kTiles; ++tile)
-#pragma unroll
-          for (int v = 0; v < 4; ++v) partials[(warp * Kernel::kAccum + tile * 4 + v) * 32 + lane] = acc[tile][v];
-      }
-      __syncthreads();
-      if (slice == 0) {
-        for (int other = 1; other < p.k_slices; ++other) {
-#pragma unroll
-          for (int tile = 0; tile < kTiles; ++tile)
-#pragma unroll
-            for (int v = 0; v < 4; ++v) acc[tile][v] += partials[((warp + other) * Kernel::kAccum + tile * 4 + v) * 32 + lane];
-        }
-      }
+      decode_detail::reduce_k_slices(reinterpret_cast<float(&)[Kernel::kAccum]>(acc), partials, warp,
+                                     lane, slice, p.k_slices);
     }
     if (slice == 0 && col_base < p.i) {
-      int64_t const col = col_base + row;
-#pragma unroll
-      for (int tile = 0; tile < kTiles; ++tile) {
-        int const token = token_block * Kernel::kTokensPerCta + 8 * tile + 2 * quad;
-        if (token < p.m) out[token * p.ld_out + col] = round_to_bits<Element>(act(acc[tile][0], acc[tile][2]));
-        if (token + 1 < p.m) {
-          out[(token + 1) * p.ld_out + col] = round_to_bits<Element>(act(acc[tile][1], acc[tile][3]));
-        }
-      }
+      decode_detail::store_outputs<Element>(acc, p.out, p.ld_out, p.m, col_base + row,
+                                            token_block * Kernel::kTokensPerCta + 2 * quad);
     }
     if (p.k_slices > 1) __syncthreads();  // the partials are written again by the next task
   }
@@ -524,7 +500,8 @@ cudaError_t launch_sm90_swiglu_decode_stream(SwigluParams const& p, int sm_count
                                  static_cast<Element const*>(p.w_up), p.ld_up,
                                  static_cast<Element*>(p.out), p.ld_out,
                                  p.m, p.k, p.i,
-                                 plan.token_blocks, plan.k_steps, plan.k_slices, plan.tasks};
+                                 plan.token_blocks, plan.k_steps, plan.k_slices,
+                                 plan.tasks};
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(unsigned(plan.ctas), 1, 1);
   config.blockDim = dim3(Kernel::kThreads, 1, 1);
