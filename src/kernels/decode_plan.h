@@ -26,11 +26,12 @@
 namespace tileglu::kernels {
 
 struct DecodePlan {
-  int token_blocks = 0;  // ceil(m / tokens_per_cta); grid x = token_blocks * strips
+  int token_blocks = 0;  // ceil(m / tokens_per_cta)
   int k_steps = 0;       // ceil(k / 32): 32-deep k steps (two m16n8k16 MMAs each)
   int k_slices = 0;      // 1, 2, 4 or 8 warps share each column set's K
   int64_t strips = 0;    // column strips: ceil(i / columns per CTA)
-  int64_t ctas = 0;      // token_blocks * strips
+  int64_t tasks = 0;     // (token block, strip) pairs: token_blocks * strips
+  int64_t ctas = 0;      // the grid: one CTA per task, or (streaming) min(tasks, resident CTAs)
 };
 
 inline constexpr int kDecodeWarps = 8;
@@ -38,49 +39,48 @@ inline constexpr int kDecodeStepK = 32;
 // Below this many CTAs per resident CTA slot the plan splits K further (see above).
 inline constexpr int kDecodeCtasPerSlot = 4;
 
+// Whether K may be split `slices` ways: every warp keeps at least two steps.
+inline bool decode_split_allowed(int k_steps, int slices) { return slices == 1 || k_steps >= 2 * slices; }
+
+// The plan with K split `slices` ways, one CTA per task.
+inline DecodePlan make_decode_plan_with_slices(int m, int k, int i, int tokens_per_cta,
+                                               int col_groups_per_warp, int slices) {
+  DecodePlan plan;
+  plan.token_blocks = (m - 1) / tokens_per_cta + 1;
+  plan.k_steps = (k - 1) / kDecodeStepK + 1;
+  plan.k_slices = slices;
+  const int64_t columns_per_cta = int64_t(8) * col_groups_per_warp * (kDecodeWarps / slices);
+  plan.strips = (i - 1) / columns_per_cta + 1;
+  plan.tasks = plan.strips * plan.token_blocks;
+  plan.ctas = plan.tasks;
+  return plan;
+}
+
 // tokens_per_cta = 8 * n8 MMA tiles and col_groups_per_warp are the kernel's template
 // parameters; resident_ctas = SMs x CTAs one SM holds (occupancy). m, k, i > 0.
 inline DecodePlan make_decode_plan(int m, int k, int i, int tokens_per_cta, int col_groups_per_warp,
                                    int64_t resident_ctas) {
-  DecodePlan plan;
-  plan.token_blocks = (m - 1) / tokens_per_cta + 1;
-  plan.k_steps = (k - 1) / kDecodeStepK + 1;
+  const int k_steps = (k - 1) / kDecodeStepK + 1;
   const int64_t target = kDecodeCtasPerSlot * (resident_ctas > 0 ? resident_ctas : 1);
-  for (int slices = 1; slices <= kDecodeWarps; slices *= 2) {
-    if (slices > 1 && plan.k_steps < 2 * slices) break;
-    const int64_t columns_per_cta = int64_t(8) * col_groups_per_warp * (kDecodeWarps / slices);
-    plan.k_slices = slices;
-    plan.strips = (i - 1) / columns_per_cta + 1;
-    plan.ctas = plan.strips * plan.token_blocks;
-    if (plan.ctas >= target) break;
+  DecodePlan plan = make_decode_plan_with_slices(m, k, i, tokens_per_cta, col_groups_per_warp, 1);
+  for (int slices = 2; slices <= kDecodeWarps && plan.ctas < target; slices *= 2) {
+    if (!decode_split_allowed(k_steps, slices)) break;
+    plan = make_decode_plan_with_slices(m, k, i, tokens_per_cta, col_groups_per_warp, slices);
   }
   return plan;
 }
 
 // The streaming decode kernel (Sm90SwigluDecodeStream) is persistent: `ctas` CTAs of one per SM
-// walk the `tasks` (token block, strip) pairs in a grid stride, and each warp keeps a ring of
-// k steps in flight across its tasks, so the split only has to balance work, not fill slots: it
-// takes the deepest split that leaves every warp two steps (8 slices = 8-column strips, the most
-// tasks to spread), and the grid is min(tasks, resident CTAs).
-struct DecodeStreamPlan {
-  int token_blocks = 0;
-  int k_steps = 0;
-  int k_slices = 0;
-  int64_t strips = 0;  // ceil(i / (8 * (8 / k_slices)))
-  int64_t tasks = 0;   // token_blocks * strips
-  int64_t ctas = 0;    // min(tasks, resident_ctas)
-};
-
-inline DecodeStreamPlan make_decode_stream_plan(int m, int k, int i, int tokens_per_cta,
-                                                int64_t resident_ctas) {
-  DecodeStreamPlan plan;
-  plan.token_blocks = (m - 1) / tokens_per_cta + 1;
-  plan.k_steps = (k - 1) / kDecodeStepK + 1;
-  plan.k_slices = 1;
-  while (plan.k_slices < kDecodeWarps && plan.k_steps >= 2 * (2 * plan.k_slices)) plan.k_slices *= 2;
-  const int64_t columns_per_cta = int64_t(8) * (kDecodeWarps / plan.k_slices);
-  plan.strips = (i - 1) / columns_per_cta + 1;
-  plan.tasks = plan.strips * plan.token_blocks;
+// walk the `tasks` in a grid stride, and each warp keeps a ring of k steps in flight across its
+// tasks, so the split only has to balance work, not fill slots: it takes the deepest split that
+// leaves every warp two steps (8 slices = 8-column strips, the most tasks to spread), and the
+// grid is min(tasks, resident CTAs). One 8-column group per warp.
+inline DecodePlan make_decode_stream_plan(int m, int k, int i, int tokens_per_cta,
+                                          int64_t resident_ctas) {
+  const int k_steps = (k - 1) / kDecodeStepK + 1;
+  int slices = 1;
+  while (slices < kDecodeWarps && decode_split_allowed(k_steps, 2 * slices)) slices *= 2;
+  DecodePlan plan = make_decode_plan_with_slices(m, k, i, tokens_per_cta, 1, slices);
   const int64_t slots = resident_ctas > 0 ? resident_ctas : 1;
   plan.ctas = plan.tasks < slots ? plan.tasks : slots;
   return plan;

@@ -107,6 +107,15 @@ CUTLASS_DEVICE void mma_m16n8k16<cutlass::half_t>(float (&d)[4], uint32_t a0, ui
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 
+// One 32-deep k step: the lane's 16-byte chunks of its gate row, up row and token row, K
+// permuted as the header says (elements 0-3 to the first MMA, 4-7 to the second); A rows g
+// (gate) and g + 8 (up).
+template <class Element>
+CUTLASS_DEVICE void mma_k_step(float (&d)[4], uint4 const& gate, uint4 const& up, uint4 const& tokens) {
+  mma_m16n8k16<Element>(d, gate.x, up.x, gate.y, up.y, tokens.x, tokens.y);
+  mma_m16n8k16<Element>(d, gate.z, up.z, gate.w, up.w, tokens.z, tokens.w);
+}
+
 // Weights: read once per call, so kept out of L1; the L2 fetches 256 bytes around each miss,
 // the next kUnroll steps of the same row.
 CUTLASS_DEVICE uint4 load_weights(void const* ptr) {
@@ -236,13 +245,7 @@ sm90_swiglu_decode_kernel(__grid_constant__ typename Kernel::Params const p) {
       for (int grp = 0; grp < kGroups; ++grp)
 #pragma unroll
         for (int tile = 0; tile < kTiles; ++tile) {
-          // A: rows g (gate) and g + 8 (up); elements 0-3 of the chunk, then 4-7 (see the top).
-          decode_detail::mma_m16n8k16<Element>(acc[grp][tile], gate[u][grp].x, up[u][grp].x,
-                                               gate[u][grp].y, up[u][grp].y, tokens[u][tile].x,
-                                               tokens[u][tile].y);
-          decode_detail::mma_m16n8k16<Element>(acc[grp][tile], gate[u][grp].z, up[u][grp].z,
-                                               gate[u][grp].w, up[u][grp].w, tokens[u][tile].z,
-                                               tokens[u][tile].w);
+          decode_detail::mma_k_step<Element>(acc[grp][tile], gate[u][grp], up[u][grp], tokens[u][tile]);
         }
   }
 
@@ -463,8 +466,7 @@ sm90_swiglu_decode_stream_kernel(__grid_constant__ typename Kernel::Params const
 #pragma unroll
       for (int tile = 0; tile < kTiles; ++tile) {
         uint4 const tokens = slot[(2 + tile) * 32];
-        decode_detail::mma_m16n8k16<Element>(acc[tile], gate.x, up.x, gate.y, up.y, tokens.x, tokens.y);
-        decode_detail::mma_m16n8k16<Element>(acc[tile], gate.z, up.z, gate.w, up.w, tokens.z, tokens.w);
+        decode_detail::mma_k_step<Element>(acc[tile], gate, up, tokens);
       }
       // Refill the slot just read (its values are in registers and consumed above).
       issue();
@@ -494,7 +496,7 @@ cudaError_t launch_sm90_swiglu_decode_stream(SwigluParams const& p, int sm_count
                                          Kernel::kSmemBytes);
   if (err != cudaSuccess) return err;
   // One CTA per SM (its ring takes most of the shared memory).
-  DecodeStreamPlan const plan = make_decode_stream_plan(p.m, p.k, p.i, Kernel::kTokensPerCta, sm_count);
+  DecodePlan const plan = make_decode_stream_plan(p.m, p.k, p.i, Kernel::kTokensPerCta, sm_count);
   typename Kernel::Params params{static_cast<Element const*>(p.x), p.ldx,
                                  static_cast<Element const*>(p.w_gate), p.ld_gate,
                                  static_cast<Element const*>(p.w_up), p.ld_up,

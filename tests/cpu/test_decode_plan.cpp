@@ -95,9 +95,9 @@ TEST(DecodePlan, InvariantsOnEveryShape) {
   }
 }
 
-TEST(DecodeStreamPlan, DeepestSplitThatLeavesTwoStepsAndAPersistentGrid) {
+TEST(DecodePlan, DeepestSplitThatLeavesTwoStepsAndAPersistentGrid) {
   // qwen2.5-0.5b: 28 steps -> 8 slices, 8-column strips: 608 tasks over 132 CTAs.
-  DecodeStreamPlan plan = make_decode_stream_plan(1, 896, 4864, 8, 132);
+  DecodePlan plan = make_decode_stream_plan(1, 896, 4864, 8, 132);
   EXPECT_EQ(plan.k_slices, 8);
   EXPECT_EQ(plan.strips, 608);
   EXPECT_EQ(plan.tasks, 608);
@@ -121,7 +121,7 @@ TEST(DecodeStreamPlan, DeepestSplitThatLeavesTwoStepsAndAPersistentGrid) {
   EXPECT_EQ(plan.ctas, 1);
   for (int k : {8, 24, 32, 40, 64, 96, 128, 896, 1096, 8192}) {
     for (int i : {8, 72, 1032, 29568}) {
-      const DecodeStreamPlan q = make_decode_stream_plan(3, k, i, 8, 132);
+      const DecodePlan q = make_decode_stream_plan(3, k, i, 8, 132);
       SCOPED_TRACE(testing::Message() << "k=" << k << " i=" << i);
       EXPECT_TRUE(q.k_slices == 1 || q.k_slices == 2 || q.k_slices == 4 || q.k_slices == 8);
       if (q.k_slices > 1) {
