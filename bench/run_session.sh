@@ -17,8 +17,10 @@
 #   overhead  60             session/overhead.json: host cost per Python call
 #   torch     300            session/torch.json, torch.png: python/bench_torch.py $TORCH_ARGS
 #   e2e       200            session/e2e.json: python/e2e_qwen.py $E2E_ARGS
-#   ncu       200            session/ncu.txt: Nsight Compute sections of tileglu's default kernel
-#                            and cuBLAS's GEMM on $NCU_MODELS at M = $NCU_M (clocks left alone)
+#   ncu       200            session/ncu.txt: Nsight Compute sections of tileglu's kernel (the
+#                            default, or each of the space-separated $NCU_CONFIGS forced) and of
+#                            the first $NCU_CUBLAS cuBLAS kernels on $NCU_MODELS at M = $NCU_M
+#                            (clocks left alone)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${OUT:-session_out}"
@@ -101,15 +103,23 @@ for spec in "$@"; do
     ncu)
       log "ncu on ${NCU_MODELS:=qwen2.5-0.5b,qwen2.5-72b} M=${NCU_M:=16384} (limit ${limit:=200}s)"
       deadline=$(( $(date +%s) + limit ))
+      # One ncu process per (model, target): ours under each forced config ("" = the default
+      # dispatch), then cuBLAS's kernels (a small-M GEMM may be a GEMM and a split-K reduction).
+      ncu_run() {  # config kernel_regex count model
+        local left=$(( deadline - $(date +%s) )); (( left > 5 )) || return 0
+        echo "=== model $4 M $NCU_M config ${1:-default} kernels $2" >>"$MORE/ncu.txt"
+        TILEGLU_FORCE_CONFIG="$1" timeout "$left" ncu --clock-control none -k "regex:$2" -c "$3" \
+          --section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
+          --section WarpStateStats --section LaunchStats --section Occupancy \
+          build/bench/swiglu_bench --bench --no-ceilings --dtype bf16 --models "$4" \
+          --m "$NCU_M" --reps 1 --out /dev/null >>"$MORE/ncu.txt" 2>&1
+      }
       for model in ${NCU_MODELS//,/ }; do
-        for kernel in "swiglu_pingpong" "xmma|nvjet|sm90_gemm|cutlass"; do
-          left=$(( deadline - $(date +%s) )); (( left > 5 )) || break
-          timeout "$left" ncu --clock-control none -k "regex:$kernel" -c 1 \
-            --section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
-            --section WarpStateStats --section LaunchStats --section Occupancy \
-            build/bench/swiglu_bench --bench --no-ceilings --dtype bf16 --models "$model" \
-            --m "$NCU_M" --reps 1 --out /dev/null >>"$MORE/ncu.txt" 2>&1
+        for config in ${NCU_CONFIGS:-default}; do
+          [[ "$config" == default ]] && config=""
+          ncu_run "$config" "sm90_swiglu" 1 "$model"
         done
+        ncu_run "" "xmma|nvjet|sm90_gemm|cutlass|gemv|splitK|reduce" "${NCU_CUBLAS:-1}" "$model"
       done
       grep -E "^  [a-zA-Z_].*\(|SM Frequency|Duration|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|L1/TEX Cache Throughput|DRAM Throughput|Registers Per" "$MORE/ncu.txt" | head -80 ;;
     *)

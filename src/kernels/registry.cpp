@@ -33,8 +33,11 @@ TILEGLU_DECLARE_LAUNCHERS(k2_splitk8_64x64x64_s4)
 TILEGLU_DECLARE_LAUNCHERS(k2_decode_n8_c8_u4)
 TILEGLU_DECLARE_LAUNCHERS(k2_decode_n8_c8_u6)
 TILEGLU_DECLARE_LAUNCHERS(k2_decode_n16_c8_u4)
+TILEGLU_DECLARE_LAUNCHERS(k2_decode_n32_c8_u2)
+TILEGLU_DECLARE_LAUNCHERS(k2_decode_n64_c8_u1)
 TILEGLU_DECLARE_LAUNCHERS(k2_decode_stream_n8_p16)
 TILEGLU_DECLARE_LAUNCHERS(k2_decode_stream_n16_p12)
+TILEGLU_DECLARE_LAUNCHERS(k2_decode_stream_n32_p8)
 #undef TILEGLU_DECLARE_LAUNCHERS
 }  // namespace kernels
 
@@ -119,12 +122,20 @@ const KernelEntry kRegistry[] = {
      kernels::launch_k2_decode_n8_c8_u6_bf16, kernels::launch_k2_decode_n8_c8_u6_fp16},
     {{"k2_decode_n16_c8_u4", 2, 16, 8, 128, 1, 1, 1, 0, 1, false, false, 64},
      kernels::launch_k2_decode_n16_c8_u4_bf16, kernels::launch_k2_decode_n16_c8_u4_fp16},
+    // Wider token blocks for M = 17-64, where the 8- and 16-token kernels read the weights 2-8
+    // times: fewer k steps in flight per warp, to stay within 128 registers.
+    {{"k2_decode_n32_c8_u2", 2, 32, 8, 64, 1, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_decode_n32_c8_u2_bf16, kernels::launch_k2_decode_n32_c8_u2_fp16},
+    {{"k2_decode_n64_c8_u1", 2, 64, 8, 32, 1, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_decode_n64_c8_u1_bf16, kernels::launch_k2_decode_n64_c8_u1_fp16},
     // The streaming variant: persistent, one CTA per SM, a ring of `stages` k steps per warp in
     // shared memory (cp.async); tile_k = 32 * stages.
     {{"k2_decode_stream_n8_p16", 2, 8, 8, 512, 16, 1, 1, 0, 1, false, false, 64},
      kernels::launch_k2_decode_stream_n8_p16_bf16, kernels::launch_k2_decode_stream_n8_p16_fp16},
     {{"k2_decode_stream_n16_p12", 2, 16, 8, 384, 12, 1, 1, 0, 1, false, false, 64},
      kernels::launch_k2_decode_stream_n16_p12_bf16, kernels::launch_k2_decode_stream_n16_p12_fp16},
+    {{"k2_decode_stream_n32_p8", 2, 32, 8, 256, 8, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_decode_stream_n32_p8_bf16, kernels::launch_k2_decode_stream_n32_p8_fp16},
 };
 }  // namespace
 

@@ -54,10 +54,15 @@ TEST(DecodePlan, ShortKSplitsWhileEveryWarpHasTwoSteps) {
 }
 
 TEST(DecodePlan, TokenBlocksCoverM) {
-  for (int m : {1, 7, 8, 9, 16, 17, 33, 64}) {
-    const DecodePlan plan = make_decode_plan(m, 4096, 1024, 8, 1, kSlots);
-    EXPECT_EQ(plan.token_blocks, (m + 7) / 8) << m;
-    EXPECT_EQ(plan.ctas, plan.strips * plan.token_blocks) << m;
+  // Every shipped token block: 8, 16, 32 and 64 tokens per CTA.
+  for (int tokens : {8, 16, 32, 64}) {
+    for (int m : {1, 7, 8, 9, 16, 17, 32, 33, 64}) {
+      const DecodePlan plan = make_decode_plan(m, 4096, 1024, tokens, 1, kSlots);
+      EXPECT_EQ(plan.token_blocks, (m + tokens - 1) / tokens) << tokens << " " << m;
+      EXPECT_EQ(plan.ctas, plan.strips * plan.token_blocks) << tokens << " " << m;
+      const DecodePlan stream = make_decode_stream_plan(m, 4096, 1024, tokens, 132);
+      EXPECT_EQ(stream.token_blocks, plan.token_blocks) << tokens << " " << m;
+    }
   }
 }
 
@@ -167,7 +172,7 @@ TEST(DecodeConfigs, ValidOnlyUpToMaxM) {
       }
     }
   }
-  EXPECT_EQ(decode, 5);
+  EXPECT_EQ(decode, 8);  // 8-64 tokens per CTA, register and streaming forms
 }
 
 }  // namespace

@@ -47,10 +47,13 @@ const KernelEntry kEntries[] = {
     {{"k2_decode_n8_c8_u4", 2, 8, 8, 128, 1, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
     {{"k2_decode_n8_c8_u6", 2, 8, 8, 192, 1, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
     {{"k2_decode_n16_c8_u4", 2, 16, 8, 128, 1, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
+    {{"k2_decode_n32_c8_u2", 2, 32, 8, 64, 1, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
+    {{"k2_decode_n64_c8_u1", 2, 64, 8, 32, 1, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
     {{"k2_decode_stream_n8_p16", 2, 8, 8, 512, 16, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
     {{"k2_decode_stream_n16_p12", 2, 16, 8, 384, 12, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
+    {{"k2_decode_stream_n32_p8", 2, 32, 8, 256, 8, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
 };
-constexpr int kEntryCount = 26;
+constexpr int kEntryCount = 29;
 constexpr int kS6 = 0;        // 128x64
 constexpr int kC2 = 1;        // 128x64, cluster 1x2 multicasting X
 constexpr int kS8 = 2;        // 64x64
