@@ -1,6 +1,0 @@
-// Decode kernel: 32 tokens per CTA (4 n8 MMA tiles), 8 output columns per warp, 2 k steps
-// of 32 in flight per warp (4 would spill: 128 registers at two CTAs per SM), bf16. For
-// M = 17-32, where the 8- and 16-token kernels read the weights two to four times.
-#include "../sm90_swiglu_decode.hpp"
-
-TILEGLU_INSTANTIATE_DECODE(k2_decode_n32_c8_u2, bf16, cutlass::bfloat16_t, 4, 1, 2)
