@@ -19,7 +19,6 @@ TILEGLU_DECLARE_LAUNCHERS(k1_pingpong_128x64x64_s6_sequential)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x128x64_s5)
 TILEGLU_DECLARE_LAUNCHERS(k1_pingpong_64x128x64_s5)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x32x64_s12)
-TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x16x64_s16)
 TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_s4)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_s6_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x64x64_s8_tma)
@@ -33,8 +32,6 @@ TILEGLU_DECLARE_LAUNCHERS(k2_splitk4_64x64x64_s4)
 TILEGLU_DECLARE_LAUNCHERS(k2_splitk8_64x64x64_s4)
 TILEGLU_DECLARE_LAUNCHERS(k2_decode_n8_c8_u4)
 TILEGLU_DECLARE_LAUNCHERS(k2_decode_n8_c8_u6)
-TILEGLU_DECLARE_LAUNCHERS(k2_decode_n8_c8_u4_o3)
-TILEGLU_DECLARE_LAUNCHERS(k2_decode_n8_c8_u4_o4)
 TILEGLU_DECLARE_LAUNCHERS(k2_decode_n16_c8_u4)
 TILEGLU_DECLARE_LAUNCHERS(k2_decode_stream_n8_p16)
 TILEGLU_DECLARE_LAUNCHERS(k2_decode_stream_n16_p12)
@@ -82,10 +79,6 @@ const KernelEntry kRegistry[] = {
     // Twice the tiles of the 64x64 tile, for small M where the 64x64 tiles leave SMs idle.
     {{"k2_pingpong_64x32x64_s12", 2, 64, 32, 64, 12, 1, 1, 0, 1, false, false},
      kernels::launch_k2_pingpong_64x32x64_s12_bf16, kernels::launch_k2_pingpong_64x32x64_s12_fp16},
-    // Four times the tiles of the 64x64 tile: at decode-sized M the weights stream and the last
-    // wave of the persistent grid decides the time; finer tiles fill it.
-    {{"k2_pingpong_64x16x64_s16", 2, 64, 16, 64, 16, 1, 1, 0, 1, false, false},
-     kernels::launch_k2_pingpong_64x16x64_s16_bf16, kernels::launch_k2_pingpong_64x16x64_s16_fp16},
     // Cooperative: both consumer warpgroups on one 128 x 2*128 GEMM tile, a quarter fewer
     // operand bytes per MAC than the 128 x 2*64 Pingpong tile, the epilogue not overlapped.
     {{"k2_coop_128x128x64_s4", 2, 128, 128, 64, 4, 1, 1, 0, 1, false, false},
@@ -124,12 +117,6 @@ const KernelEntry kRegistry[] = {
      kernels::launch_k2_decode_n8_c8_u4_bf16, kernels::launch_k2_decode_n8_c8_u4_fp16},
     {{"k2_decode_n8_c8_u6", 2, 8, 8, 192, 1, 1, 1, 0, 1, false, false, 64},
      kernels::launch_k2_decode_n8_c8_u6_bf16, kernels::launch_k2_decode_n8_c8_u6_fp16},
-    // k2_decode_n8_c8_u4 at 80 and 64 registers (3 and 4 CTAs per SM): a small model's weights
-    // in flight in one wave instead of 2.3 (qwen2.5-0.5b, bench/NOTES.md session 4).
-    {{"k2_decode_n8_c8_u4_o3", 2, 8, 8, 128, 1, 1, 1, 0, 1, false, false, 64},
-     kernels::launch_k2_decode_n8_c8_u4_o3_bf16, kernels::launch_k2_decode_n8_c8_u4_o3_fp16},
-    {{"k2_decode_n8_c8_u4_o4", 2, 8, 8, 128, 1, 1, 1, 0, 1, false, false, 64},
-     kernels::launch_k2_decode_n8_c8_u4_o4_bf16, kernels::launch_k2_decode_n8_c8_u4_o4_fp16},
     {{"k2_decode_n16_c8_u4", 2, 16, 8, 128, 1, 1, 1, 0, 1, false, false, 64},
      kernels::launch_k2_decode_n16_c8_u4_bf16, kernels::launch_k2_decode_n16_c8_u4_fp16},
     // The streaming variant: persistent, one CTA per SM, a ring of `stages` k steps per warp in

@@ -17,7 +17,7 @@
 //     16 bytes likewise. The weights are read once (ld.global.nc.L1::no_allocate); X is a few
 //     hundred KB that every CTA reads, so it goes through L1 and L2.
 //   - `kUnroll` k steps are loaded before their MMAs, so each warp keeps 2 * groups * kUnroll
-//     16-byte weight loads in flight; several CTAs per SM (kMinCtasPerSm, 2-4) keep the
+//     16-byte weight loads in flight; several CTAs per SM (__launch_bounds__(256, 2)) keep the
 //     HBM busy while a warp multiplies.
 //   - K split over the CTA's warps (decode_plan.h picks 1-8 slices per shape), partial sums
 //     reduced in shared memory in a fixed order: no workspace, no atomics, deterministic.
@@ -62,7 +62,7 @@ struct Sm90SwigluDecodeParams {
   int64_t tasks = 0;  // the streaming kernel's (token block, strip) count
 };
 
-template <class Element_, int kTokenTiles_, int kColGroupsPerWarp_, int kUnroll_, int kMinCtasPerSm_ = 2>
+template <class Element_, int kTokenTiles_, int kColGroupsPerWarp_, int kUnroll_>
 struct Sm90SwigluDecode {
   using Element = Element_;
   // n8 MMA tiles per CTA: the CTA's token block is 8 * kTokenTiles tokens.
@@ -72,10 +72,6 @@ struct Sm90SwigluDecode {
   static constexpr int kColGroupsPerWarp = kColGroupsPerWarp_;
   // 32-deep k steps whose loads are issued together before their MMAs.
   static constexpr int kUnroll = kUnroll_;
-  // CTAs an SM must hold at once (__launch_bounds__): 2 leaves 128 registers a thread; 4 caps
-  // them at 64, so that a small model's whole weight stream is in flight in one wave (at 2 per
-  // SM qwen2.5-0.5b's 608 CTAs ran as 2.3 waves: 10.4 us in ncu against cuBLAS's 7.7).
-  static constexpr int kMinCtasPerSm = kMinCtasPerSm_;
   static constexpr int kWarps = kDecodeWarps;
   static constexpr int kThreads = 32 * kWarps;
   // fp32 accumulator values per lane: 4 per (column group, token tile).
@@ -171,7 +167,7 @@ CUTLASS_DEVICE void store_outputs(float const (&acc)[kTiles][4], Element* out_el
 }  // namespace decode_detail
 
 template <class Kernel>
-__global__ void __launch_bounds__(Kernel::kThreads, Kernel::kMinCtasPerSm)
+__global__ void __launch_bounds__(Kernel::kThreads, 2)
 sm90_swiglu_decode_kernel(__grid_constant__ typename Kernel::Params const p) {
   using Element = typename Kernel::Element;
   constexpr int kGroups = Kernel::kColGroupsPerWarp;
@@ -280,8 +276,8 @@ cudaError_t launch_sm90_swiglu_decode(SwigluParams const& p, int sm_count, cudaS
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas_per_sm, kernel, Kernel::kThreads, 0) !=
             cudaSuccess ||
         ctas_per_sm <= 0) {
-      (void)cudaGetLastError();  // the query's own error: assume the launch bound's count
-      ctas_per_sm = Kernel::kMinCtasPerSm;
+      (void)cudaGetLastError();  // the query's own error: assume the launch bound's two
+      ctas_per_sm = 2;
     }
     if (device < kMaxCachedDevices) cached_ctas_per_sm[device].store(ctas_per_sm);
   }

@@ -172,7 +172,7 @@ TEST(DecodeConfigs, ValidOnlyUpToMaxM) {
       }
     }
   }
-  EXPECT_EQ(decode, 7);
+  EXPECT_EQ(decode, 5);
 }
 
 }  // namespace

@@ -33,7 +33,6 @@ const KernelEntry kEntries[] = {
     {{"k2_pingpong_64x128x64_s5", 2, 64, 128, 64, 5, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k1_pingpong_64x128x64_s5", 1, 64, 128, 64, 5, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k2_pingpong_64x32x64_s12", 2, 64, 32, 64, 12, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
-    {{"k2_pingpong_64x16x64_s16", 2, 64, 16, 64, 16, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k2_coop_128x128x64_s4", 2, 128, 128, 64, 4, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k2_pingpong_128x64x64_s6_tma", 2, 128, 64, 64, 6, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k2_pingpong_64x64x64_s8_tma", 2, 64, 64, 64, 8, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
@@ -47,13 +46,11 @@ const KernelEntry kEntries[] = {
     {{"k2_splitk8_64x64x64_s4", 2, 64, 64, 64, 4, 1, 1, 0, 8, false, false}, fake_launch, fake_launch},
     {{"k2_decode_n8_c8_u4", 2, 8, 8, 128, 1, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
     {{"k2_decode_n8_c8_u6", 2, 8, 8, 192, 1, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
-    {{"k2_decode_n8_c8_u4_o3", 2, 8, 8, 128, 1, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
-    {{"k2_decode_n8_c8_u4_o4", 2, 8, 8, 128, 1, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
     {{"k2_decode_n16_c8_u4", 2, 16, 8, 128, 1, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
     {{"k2_decode_stream_n8_p16", 2, 8, 8, 512, 16, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
     {{"k2_decode_stream_n16_p12", 2, 16, 8, 384, 12, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
 };
-constexpr int kEntryCount = 29;
+constexpr int kEntryCount = 26;
 constexpr int kS6 = 0;        // 128x64
 constexpr int kC2 = 1;        // 128x64, cluster 1x2 multicasting X
 constexpr int kS8 = 2;        // 64x64

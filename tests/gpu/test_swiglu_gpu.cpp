@@ -225,7 +225,7 @@ INSTANTIATE_TEST_SUITE_P(
                                      "k1_pingpong_128x64x64_s6_sequential",
                                      // Tuner-only tiles.
                                      "k2_pingpong_64x128x64_s5", "k1_pingpong_64x128x64_s5",
-                                     "k2_pingpong_64x32x64_s12", "k2_pingpong_64x16x64_s16",
+                                     "k2_pingpong_64x32x64_s12",
                                      "k2_coop_128x128x64_s4",
                                      // Epilogue staged in shared memory, TMA store.
                                      "k2_pingpong_128x64x64_s6_tma", "k2_pingpong_64x64x64_s8_tma",
@@ -238,7 +238,6 @@ INSTANTIATE_TEST_SUITE_P(
                                      "k2_splitk8_64x64x64_s4",
                                      // Decode: swap-AB mma.sync, K split across warps.
                                      "k2_decode_n8_c8_u4", "k2_decode_n8_c8_u6",
-                                     "k2_decode_n8_c8_u4_o3", "k2_decode_n8_c8_u4_o4",
                                      "k2_decode_n16_c8_u4", "k2_decode_stream_n8_p16",
                                      "k2_decode_stream_n16_p12"),
                      testing::Values(Format::kBF16, Format::kFP16)),
