@@ -86,4 +86,32 @@ inline DecodePlan make_decode_stream_plan(int m, int k, int i, int tokens_per_ct
   return plan;
 }
 
+// The swap-AB WGMMA kernel (sm90_swiglu_swapab.hpp): how many CTAs of a cluster split the K of
+// each (64-column, token block) tile. Every CTA is one pipeline fill (about kSwapABFillTiles k
+// tiles' worth of latency before its first stage lands) plus its share of the K sweep, and the
+// CTAs run in rounds of `slots` (resident CTAs); the split minimises
+//   rounds(S) * (ceil(k_tiles / S) + kSwapABFillTiles),  rounds(S) = ceil(units * S / slots),
+// smallest S on a tie, every CTA keeping at least two k tiles. At 264 slots (2 CTAs per SM):
+// qwen2.5-0.5b (76 tiles, 14 k tiles) S = 3, 228 CTAs in one round; qwen2.5-7b (296, 56) S = 4;
+// qwen2.5-72b (462, 128) S = 4.
+inline constexpr int kSwapABFillTiles = 4;
+inline constexpr int kSwapABMaxSplits = 8;  // a portable cluster
+
+inline int swapab_splits(int64_t units, int k_tiles, int64_t slots) {
+  if (units <= 0 || k_tiles <= 0) return 1;
+  if (slots <= 0) slots = 1;
+  int best = 1;
+  int64_t best_cost = -1;
+  for (int s = 1; s <= kSwapABMaxSplits; ++s) {
+    if (s > 1 && k_tiles < 2 * s) break;
+    const int64_t rounds = (units * s + slots - 1) / slots;
+    const int64_t cost = rounds * ((k_tiles + s - 1) / s + kSwapABFillTiles);
+    if (best_cost < 0 || cost < best_cost) {
+      best = s;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
 }  // namespace tileglu::kernels

@@ -35,6 +35,10 @@ TILEGLU_DECLARE_LAUNCHERS(k2_decode_n8_c8_u6)
 TILEGLU_DECLARE_LAUNCHERS(k2_decode_n16_c8_u4)
 TILEGLU_DECLARE_LAUNCHERS(k2_decode_stream_n8_p16)
 TILEGLU_DECLARE_LAUNCHERS(k2_decode_stream_n16_p12)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n8_s6)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n8_s12)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n32_s5)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n64_s4)
 #undef TILEGLU_DECLARE_LAUNCHERS
 }  // namespace kernels
 
@@ -125,6 +129,17 @@ const KernelEntry kRegistry[] = {
      kernels::launch_k2_decode_stream_n8_p16_bf16, kernels::launch_k2_decode_stream_n8_p16_fp16},
     {{"k2_decode_stream_n16_p12", 2, 16, 8, 384, 12, 1, 1, 0, 1, false, false, 64},
      kernels::launch_k2_decode_stream_n16_p12_bf16, kernels::launch_k2_decode_stream_n16_p12_fp16},
+    // Swap-AB WGMMA (sm90_swiglu_swapab.hpp): 128 weight rows (64 gate, 64 up) on the WGMMA's M
+    // side, tile_m tokens on its N side, TMA stages of 64 k; K split over a cluster of 1-8 CTAs
+    // chosen per launch (decode_plan.h), reported here as split_k 1.
+    {{"k2_swapab_n8_s6", 2, 8, 64, 64, 6, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_swapab_n8_s6_bf16, kernels::launch_k2_swapab_n8_s6_fp16},
+    {{"k2_swapab_n8_s12", 2, 8, 64, 64, 12, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_swapab_n8_s12_bf16, kernels::launch_k2_swapab_n8_s12_fp16},
+    {{"k2_swapab_n32_s5", 2, 32, 64, 64, 5, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_swapab_n32_s5_bf16, kernels::launch_k2_swapab_n32_s5_fp16},
+    {{"k2_swapab_n64_s4", 2, 64, 64, 64, 4, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_swapab_n64_s4_bf16, kernels::launch_k2_swapab_n64_s4_fp16},
 };
 }  // namespace
 

@@ -32,6 +32,7 @@
 #include <cutlass/arch/barrier.h>
 #include <cutlass/cutlass.h>
 
+#include "sm90_cluster_dsmem.hpp"
 #include "sm90_local_tma_pipeline.hpp"
 #include "sm90_swiglu_epilogue.hpp"
 #include "sm90_swiglu_mainloop_tma_gmma_ws.hpp"
@@ -82,22 +83,6 @@ struct Sm90SwigluSplitK {
     int64_t ld_out;
   };
 };
-
-// DSMEM: the address of `local` (a shared-memory address of this CTA) in CTA `rank` of the cluster.
-CUTLASS_DEVICE uint32_t map_shared_to_rank(uint32_t local, uint32_t rank) {
-  uint32_t remote;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(local), "r"(rank));
-  return remote;
-}
-
-CUTLASS_DEVICE float4 load_shared_cluster_v4(uint32_t address) {
-  float4 v;
-  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
-               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-               : "r"(address)
-               : "memory");
-  return v;
-}
 
 template <class Kernel>
 __global__ void __launch_bounds__(Kernel::kThreads, 2)

@@ -149,7 +149,8 @@ TEST(DecodeConfigs, ValidOnlyUpToMaxM) {
   int decode = 0;
   for (int idx = 0; idx < count; ++idx) {
     const KernelEntry& e = registry[idx];
-    if (std::strncmp(e.config.name, "k2_decode_", 10) != 0) {
+    if (std::strncmp(e.config.name, "k2_decode_", 10) != 0 &&
+        std::strncmp(e.config.name, "k2_swapab_", 10) != 0) {
       EXPECT_EQ(e.config.max_m, 0) << e.config.name;
       continue;
     }
@@ -172,7 +173,42 @@ TEST(DecodeConfigs, ValidOnlyUpToMaxM) {
       }
     }
   }
-  EXPECT_EQ(decode, 5);
+  EXPECT_EQ(decode, 9);  // 5 mma.sync decode configs, 4 swap-AB WGMMA configs
+}
+
+// The swap-AB kernel's split of K over a cluster (decode_plan.h): the Qwen2.5 shapes at 264 slots
+// (132 SMs, 2 CTAs each) and the rule's invariants.
+TEST(SwapABSplits, QwenShapes) {
+  EXPECT_EQ(swapab_splits(76, 14, 264), 3);    // qwen2.5-0.5b: 228 CTAs, one round
+  EXPECT_EQ(swapab_splits(296, 56, 264), 4);   // qwen2.5-7b
+  EXPECT_EQ(swapab_splits(216, 80, 264), 1);   // qwen2.5-14b: 216 tiles already fill a round
+  EXPECT_EQ(swapab_splits(462, 128, 264), 4);  // qwen2.5-72b
+}
+
+TEST(SwapABSplits, Invariants) {
+  for (int64_t units : {1, 2, 7, 76, 264, 265, 1000, 100000}) {
+    for (int k_tiles : {1, 2, 3, 4, 15, 16, 17, 128, 463}) {
+      for (int64_t slots : {1, 132, 264}) {
+        const int s = swapab_splits(units, k_tiles, slots);
+        SCOPED_TRACE(testing::Message() << units << " " << k_tiles << " " << slots);
+        EXPECT_GE(s, 1);
+        EXPECT_LE(s, kSwapABMaxSplits);
+        if (s > 1) {
+          EXPECT_GE(k_tiles, 2 * s);  // every CTA keeps two k tiles
+        }
+        // No other split scores lower under the rule's own cost.
+        auto cost = [&](int x) {
+          return ((units * x + slots - 1) / slots) * ((k_tiles + x - 1) / x + kSwapABFillTiles);
+        };
+        for (int x = 1; x <= kSwapABMaxSplits && (x == 1 || k_tiles >= 2 * x); ++x) {
+          EXPECT_LE(cost(s), cost(x)) << x;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(swapab_splits(0, 14, 264), 1);
+  EXPECT_EQ(swapab_splits(76, 0, 264), 1);
+  EXPECT_EQ(swapab_splits(76, 14, 0), swapab_splits(76, 14, 1));
 }
 
 }  // namespace

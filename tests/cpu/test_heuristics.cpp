@@ -49,8 +49,12 @@ const KernelEntry kEntries[] = {
     {{"k2_decode_n16_c8_u4", 2, 16, 8, 128, 1, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
     {{"k2_decode_stream_n8_p16", 2, 8, 8, 512, 16, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
     {{"k2_decode_stream_n16_p12", 2, 16, 8, 384, 12, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
+    {{"k2_swapab_n8_s6", 2, 8, 64, 64, 6, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
+    {{"k2_swapab_n8_s12", 2, 8, 64, 64, 12, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
+    {{"k2_swapab_n32_s5", 2, 32, 64, 64, 5, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
+    {{"k2_swapab_n64_s4", 2, 64, 64, 64, 4, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
 };
-constexpr int kEntryCount = 26;
+constexpr int kEntryCount = 30;
 constexpr int kS6 = 0;        // 128x64
 constexpr int kC2 = 1;        // 128x64, cluster 1x2 multicasting X
 constexpr int kS8 = 2;        // 64x64

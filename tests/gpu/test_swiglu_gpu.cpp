@@ -174,7 +174,7 @@ TEST_P(SwigluGpu, MatchesReference) {
   setenv("TILEGLU_FORCE_CONFIG", config.c_str(), 1);
 
   uint32_t seed = 1;
-  const bool decode = config.rfind("k2_decode_", 0) == 0;
+  const bool decode = config.rfind("k2_decode_", 0) == 0 || config.rfind("k2_swapab_", 0) == 0;
   for (const Shape& s : decode ? kDecodeShapes : kShapes) {
     for (bool exact : {true, false}) {
       const Case c(format, s, exact, seed++);
@@ -239,7 +239,10 @@ INSTANTIATE_TEST_SUITE_P(
                                      // Decode: swap-AB mma.sync, K split across warps.
                                      "k2_decode_n8_c8_u4", "k2_decode_n8_c8_u6",
                                      "k2_decode_n16_c8_u4", "k2_decode_stream_n8_p16",
-                                     "k2_decode_stream_n16_p12"),
+                                     "k2_decode_stream_n16_p12",
+                                     // Decode: swap-AB WGMMA, K split over a cluster.
+                                     "k2_swapab_n8_s6", "k2_swapab_n8_s12", "k2_swapab_n32_s5",
+                                     "k2_swapab_n64_s4"),
                      testing::Values(Format::kBF16, Format::kFP16)),
     [](const testing::TestParamInfo<SwigluGpu::ParamType>& info) {
       return std::get<0>(info.param) +

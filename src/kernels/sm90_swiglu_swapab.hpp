@@ -1,0 +1,397 @@
+// Swap-AB SwiGLU kernel for decode (M <= 64): the weights take the 64-row side of WGMMA, the
+// tokens its narrow N side (8-64), TMA streams both, and the CTAs of a cluster split K and reduce
+// through distributed shared memory before the SwiGLU.
+//
+// Why: at M <= 64 the problem is a stream of 2·I·K weight elements. The Pingpong kernel puts the
+// tokens on the 64-row WGMMA side (63 of 64 rows padding at M = 1) and has one 64-row X tile per
+// stage to feed; the mma.sync decode kernels (sm90_swiglu_decode.hpp) issue one 16-byte load per
+// lane per weight row segment and stall on their own instruction stream at small models (ncu,
+// qwen2.5-0.5b M = 1: 10.4 us against cuBLAS's 7.7, whose kernel is a swap-AB 128x8 WGMMA tile
+// with 12 TMA stages, bench/NOTES.md session 4). Here a stage is three TMA copies (64 gate rows,
+// the 64 up rows of the same output columns, the token block) issued by one thread, so the
+// instruction count per byte is negligible and a CTA keeps its stages of weights in flight.
+//
+// Tile: 64 output columns = A of 128 weight rows, [gate 64 | up 64], so the WGMMA runs two m64
+// atoms along M: atom 0 gives X·Wgᵀ and atom 1 X·Wuᵀ in the same registers of the same thread
+// (the m64nNk16 accumulator layout does not depend on the atom), and the SwiGLU pairs them with
+// no data movement. B is the token block, K-major like A (X is [M, K] row-major): a TN GEMM with
+// the output transposed on the way out, out[token][column].
+//
+// Split K (runtime, 1-8 CTAs per cluster, decode_plan.h swapab_splits): more CTAs than tiles where
+// the tiles alone leave SMs idle or the last round ragged. CTA r of a cluster takes k tiles
+// [K_t·r/S, K_t·(r+1)/S); after the sweep each CTA writes its fp32 accumulators over its dead
+// pipeline buffers, and the CTAs reduce groups of 4 values in turn (group g by CTA g % S), reading
+// their peers' partials through DSMEM in rank order: deterministic, no workspace, no atomics.
+//
+// Structure (256 threads, non-persistent, two CTAs per SM): warpgroup 0 produces (one thread
+// issues the TMA copies), warpgroup 1 consumes (one WGMMA batch in flight, each stage released as
+// soon as the WGMMA reading it retires). Tails in I, K and M come from TMA's zero fill and are
+// never stored.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include <cute/tensor.hpp>
+#include <cute/atom/copy_traits_sm90_tma.hpp>
+#include <cute/atom/mma_traits_sm90_gmma.hpp>
+#include <cutlass/arch/barrier.h>
+#include <cutlass/cutlass.h>
+
+#include "decode_plan.h"
+#include "sm90_cluster_dsmem.hpp"
+#include "sm90_local_tma_pipeline.hpp"
+#include "swiglu_activation.hpp"
+#include "swiglu_params.h"
+
+namespace tileglu::kernels {
+
+template <class Element_, int kTokens_, int kStages_>
+struct Sm90SwigluSwapAB {
+  using Element = Element_;
+  static constexpr int kTileCols = 64;             // output columns per tile
+  static constexpr int kTileRows = 2 * kTileCols;  // weight rows per tile: 64 gate, then 64 up
+  static constexpr int kTokens = kTokens_;         // tokens per CTA: the WGMMA's N
+  static constexpr int kTileK = 64;                // one 128-byte swizzle atom of K per stage
+  static constexpr int kStages = kStages_;
+  static constexpr int kThreads = 256;
+  static constexpr int kConsumerThreads = 128;
+  static_assert(kTokens % 8 == 0 && kTokens >= 8 && kTokens <= 64, "WGMMA N of 8 to 64 tokens");
+
+  using MmaAtom = decltype(cute::GMMA::ss_op_selector<
+                           Element, Element, float,
+                           cute::Shape<cute::_64, cute::Int<kTokens>, cute::Int<kTileK>>,
+                           cute::GMMA::Major::K, cute::GMMA::Major::K>());
+  using TiledMma = decltype(cute::make_tiled_mma(MmaAtom{}));
+
+  // K-major, 128-byte swizzled: A stage = [gate 64 rows | up 64 rows] x 64 k (tile_to_shape fills
+  // rows first, so each half is one dense block, what one TMA copy writes); B stage = tokens x 64 k.
+  using SmemAtom = cute::GMMA::Layout_K_SW128_Atom<Element>;
+  using SmemLayoutA = decltype(cute::tile_to_shape(
+      SmemAtom{}, cute::make_shape(cute::Int<kTileRows>{}, cute::Int<kTileK>{}, cute::Int<kStages>{})));
+  using SmemLayoutB = decltype(cute::tile_to_shape(
+      SmemAtom{}, cute::make_shape(cute::Int<kTokens>{}, cute::Int<kTileK>{}, cute::Int<kStages>{})));
+  using SmemLayoutAHalf = decltype(cute::tile_to_shape(
+      SmemAtom{}, cute::make_shape(cute::Int<kTileCols>{}, cute::Int<kTileK>{})));
+  using SmemLayoutBStage = decltype(cute::tile_to_shape(
+      SmemAtom{}, cute::make_shape(cute::Int<kTokens>{}, cute::Int<kTileK>{})));
+  static constexpr int kHalfElemsA = kTileCols * kTileK;
+  static constexpr int kStageElemsA = 2 * kHalfElemsA;
+  static constexpr int kStageElemsB = kTokens * kTileK;
+  static_assert(cute::cosize_v<SmemLayoutAHalf> == kHalfElemsA, "a weight half must be dense");
+  static_assert(cute::cosize_v<SmemLayoutA> == kStageElemsA * kStages, "A stages must be dense");
+  static_assert(cute::cosize_v<SmemLayoutB> == kStageElemsB * kStages, "B stages must be dense");
+  static constexpr uint32_t kTmaTransactionBytes = uint32_t((kTileRows + kTokens) * kTileK * sizeof(Element));
+
+  using Pipeline = Sm90LocalTmaPipeline<kStages>;
+  using PipelineState = typename Pipeline::PipelineState;
+
+  // fp32 accumulator values per consumer thread: kValuesPerHalf of gate (atom 0), then as many of
+  // up (atom 1) at the same positions.
+  static constexpr int kAccumValues = kTileRows * kTokens / kConsumerThreads;
+  static constexpr int kValuesPerHalf = kAccumValues / 2;
+  static constexpr int kGroupsPerHalf = kValuesPerHalf / 4;  // float4 groups, the unit of the split-K reduction
+  static_assert(kValuesPerHalf % 4 == 0, "partials move as float4");
+
+  struct Tensors {
+    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutA>, 1024> a;
+    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutB>, 1024> b;
+  };
+  struct SharedStorage {
+    union {
+      Tensors tensors;
+      // After the K sweep: this CTA's partial accumulators, value v of consumer thread t at
+      // [v / 4][t][v % 4], so a warp's float4 accesses are contiguous.
+      alignas(16) float partial[kAccumValues * kConsumerThreads];
+    };
+    typename Pipeline::SharedStorage pipeline;
+  };
+  static constexpr int kSmemBytes = int(sizeof(SharedStorage)) + 1024;  // + 1024: alignment slack
+  static_assert(kSmemBytes <= 232448, "exceeds the 227 KiB of shared memory an SM90 CTA may use");
+
+  // Row-major [rows, K] global tensors with a runtime leading dimension.
+  using GmemLayout = cute::Layout<cute::Shape<int, int>, cute::Stride<int64_t, cute::_1>>;
+  using GmemTensor = decltype(cute::make_tensor(cute::make_gmem_ptr(static_cast<Element const*>(nullptr)), GmemLayout{}));
+  using TmaW = decltype(cute::make_tma_copy(cute::SM90_TMA_LOAD{}, GmemTensor{}, SmemLayoutAHalf{}));
+  using TmaX = decltype(cute::make_tma_copy(cute::SM90_TMA_LOAD{}, GmemTensor{}, SmemLayoutBStage{}));
+
+  struct Params {
+    TmaW tma_gate;
+    TmaW tma_up;
+    TmaX tma_x;
+    Element* out;
+    int64_t ld_out;
+    int m, k, i;
+    int k_tiles;  // ceil(K / 64)
+    int splits;   // CTAs per cluster sharing one tile's K (1-8)
+  };
+};
+
+template <class Kernel>
+__global__ void __launch_bounds__(Kernel::kThreads, 2)
+sm90_swiglu_swapab_kernel(__grid_constant__ typename Kernel::Params const p) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using namespace cute;
+  using Element = typename Kernel::Element;
+  using Pipeline = typename Kernel::Pipeline;
+  using PipelineState = typename Kernel::PipelineState;
+  using SharedStorage = typename Kernel::SharedStorage;
+  constexpr int kTileCols = Kernel::kTileCols;
+  constexpr int kTokens = Kernel::kTokens;
+  constexpr int kTileK = Kernel::kTileK;
+  constexpr int kHalf = Kernel::kValuesPerHalf;
+
+  extern __shared__ char smem_raw[];
+  SharedStorage& smem = *reinterpret_cast<SharedStorage*>(
+      (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+
+  int const warp_group = cutlass::canonical_warp_group_idx();
+  int const wg_thread_idx = int(threadIdx.x) % cutlass::NumThreadsPerWarpGroup;
+  bool const is_producer = warp_group == 0;
+  if (threadIdx.x == 0) {
+    cute::prefetch_tma_descriptor(p.tma_gate.get_tma_descriptor());
+    cute::prefetch_tma_descriptor(p.tma_up.get_tma_descriptor());
+    cute::prefetch_tma_descriptor(p.tma_x.get_tma_descriptor());
+  }
+
+  Pipeline pipeline(smem.pipeline, int(threadIdx.x), Kernel::kTmaTransactionBytes,
+                    !is_producer && wg_thread_idx == 0);
+  __syncthreads();  // barriers initialised before use; all local to this CTA
+
+  int const splits = p.splits;
+  int const rank = splits > 1 ? int(cute::block_rank_in_cluster()) : 0;
+  int const col_blk = int(blockIdx.x) / splits;
+  int const token_blk = int(blockIdx.y);
+  int const k_begin = int(int64_t(p.k_tiles) * rank / splits);
+  int const k_count = int(int64_t(p.k_tiles) * (rank + 1) / splits) - k_begin;
+
+  typename Kernel::TiledMma tiled_mma;
+  // ((2 cols, 2 rows, kTokens / 8), MMA_M = 2 (gate, up), MMA_N = 1), compact: gate value v at
+  // index v, its up value at v + kHalf.
+  Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<Kernel::kTileRows>{}, Int<kTokens>{}));
+  static_assert(decltype(size(accum))::value == Kernel::kAccumValues, "accumulator size");
+
+  if (is_producer) {
+    if (k_count > 0 && cutlass::canonical_warp_idx_sync() == 0 && cute::elect_one_sync()) {
+      Tensor mG = p.tma_gate.get_tma_tensor(make_shape(p.i, p.k));
+      Tensor mU = p.tma_up.get_tma_tensor(make_shape(p.i, p.k));
+      Tensor mX = p.tma_x.get_tma_tensor(make_shape(p.m, p.k));
+      Tensor gG = local_tile(mG, make_shape(Int<kTileCols>{}, Int<kTileK>{}), make_coord(col_blk, _));
+      Tensor gU = local_tile(mU, make_shape(Int<kTileCols>{}, Int<kTileK>{}), make_coord(col_blk, _));
+      Tensor gX = local_tile(mX, make_shape(Int<kTokens>{}, Int<kTileK>{}), make_coord(token_blk, _));
+      auto tma_g = p.tma_gate.get_slice(Int<0>{});
+      auto tma_u = p.tma_up.get_slice(Int<0>{});
+      auto tma_x = p.tma_x.get_slice(Int<0>{});
+      Tensor tGgG = tma_g.partition_S(gG);  // (TMA, TMA_M, TMA_K, k tiles)
+      Tensor tUgU = tma_u.partition_S(gU);
+      Tensor tXgX = tma_x.partition_S(gX);
+      PipelineState write_state{0, 1, 0};  // the producer starts on the "previous" phase
+      CUTLASS_PRAGMA_NO_UNROLL
+      for (int kt = k_begin; kt < k_begin + k_count; ++kt) {
+        pipeline.producer_acquire(write_state);
+        auto* full_barrier = pipeline.producer_get_barrier(write_state);
+        int const stage = write_state.index();
+        Element* const stage_a = smem.tensors.a.data() + stage * Kernel::kStageElemsA;
+        Tensor sG = make_tensor(make_smem_ptr(stage_a), typename Kernel::SmemLayoutAHalf{});
+        Tensor sU = make_tensor(make_smem_ptr(stage_a + Kernel::kHalfElemsA), typename Kernel::SmemLayoutAHalf{});
+        Tensor sX = make_tensor(make_smem_ptr(smem.tensors.b.data() + stage * Kernel::kStageElemsB),
+                                typename Kernel::SmemLayoutBStage{});
+        copy(p.tma_gate.with(*full_barrier), tGgG(_, _, _, kt), tma_g.partition_D(sG));
+        copy(p.tma_up.with(*full_barrier), tUgU(_, _, _, kt), tma_u.partition_D(sU));
+        copy(p.tma_x.with(*full_barrier), tXgX(_, _, _, kt), tma_x.partition_D(sX));
+        ++write_state;
+      }
+    }
+  } else {
+    if (k_count > 0) {
+      Tensor sA = make_tensor(make_smem_ptr(smem.tensors.a.data()), typename Kernel::SmemLayoutA{});
+      Tensor sB = make_tensor(make_smem_ptr(smem.tensors.b.data()), typename Kernel::SmemLayoutB{});
+      auto thread_mma = tiled_mma.get_slice(wg_thread_idx);
+      Tensor tCrA = thread_mma.make_fragment_A(thread_mma.partition_A(sA));  // (MMA, 2, MMA_K, PIPE)
+      Tensor tCrB = thread_mma.make_fragment_B(thread_mma.partition_B(sB));  // (MMA, 1, MMA_K, PIPE)
+
+      PipelineState read_state;
+      PipelineState release_state;
+      // First k tile: zero-initialise the accumulators through ScaleOut::Zero.
+      warpgroup_fence_operand(accum);
+      {
+        pipeline.consumer_wait(read_state, pipeline.consumer_try_wait(read_state));
+        int const stage = read_state.index();
+        warpgroup_arrive();
+        tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
+        CUTLASS_PRAGMA_UNROLL
+        for (int kb = 0; kb < size<2>(tCrA); ++kb) {
+          cute::gemm(tiled_mma, tCrA(_, _, kb, stage), tCrB(_, _, kb, stage), accum);
+          tiled_mma.accumulate_ = GMMA::ScaleOut::One;
+        }
+        warpgroup_commit_batch();
+        ++read_state;
+      }
+      warpgroup_fence_operand(accum);
+      CUTLASS_PRAGMA_NO_UNROLL
+      for (int kt = 1; kt < k_count; ++kt) {
+        pipeline.consumer_wait(read_state, pipeline.consumer_try_wait(read_state));
+        int const stage = read_state.index();
+        warpgroup_fence_operand(accum);
+        warpgroup_arrive();
+        cute::gemm(tiled_mma, tCrA(_, _, _, stage), tCrB(_, _, _, stage), accum);
+        warpgroup_commit_batch();
+        warpgroup_wait<1>();  // the previous k tile's WGMMA has retired: free its stage
+        warpgroup_fence_operand(accum);
+        pipeline.consumer_release(release_state);
+        ++read_state;
+        ++release_state;
+      }
+      warpgroup_wait<0>();
+      warpgroup_fence_operand(accum);
+    } else {
+      clear(accum);  // K_t < splits: this CTA's range is empty
+    }
+    if (splits > 1) {
+      // Every stage has been consumed and every WGMMA reading it has retired: the pipeline
+      // buffers are dead, and the partial goes over them once the whole warpgroup is past them.
+      cutlass::arch::NamedBarrier::sync(Kernel::kConsumerThreads, 1);
+      float4* const partial = reinterpret_cast<float4*>(smem.partial);
+      CUTLASS_PRAGMA_UNROLL
+      for (int v = 0; v < Kernel::kAccumValues; v += 4) {
+        partial[(v / 4) * Kernel::kConsumerThreads + wg_thread_idx] =
+            make_float4(accum(v), accum(v + 1), accum(v + 2), accum(v + 3));
+      }
+    }
+  }
+
+  // Every CTA's partial is written before any CTA reads one (release / acquire over the cluster).
+  if (splits > 1) {
+    cute::cluster_arrive();
+    cute::cluster_wait();
+  }
+
+  if (!is_producer) {
+    // Coordinates (weight row in [0, 128), token in [0, kTokens)) of each accumulator value.
+    Tensor coord = make_identity_tensor(make_shape(Int<Kernel::kTileRows>{}, Int<kTokens>{}));
+    Tensor thread_coord = tiled_mma.get_slice(wg_thread_idx).partition_C(coord);
+    uint32_t const local = cute::cast_smem_ptr_to_uint(smem.partial);
+    uint16_t* const out = reinterpret_cast<uint16_t*>(p.out);
+    SiluMul const act;
+    CUTLASS_PRAGMA_UNROLL
+    for (int group = 0; group < Kernel::kGroupsPerHalf; ++group) {
+      if (group % splits != rank) continue;
+      int const v0 = 4 * group;
+      float gate[4], up[4];
+      if (splits > 1) {
+        // Sum the gate group and its up group over the cluster, in rank order.
+        CUTLASS_PRAGMA_UNROLL
+        for (int half = 0; half < 2; ++half) {
+          uint32_t const offset = uint32_t((((v0 + half * kHalf) / 4) * Kernel::kConsumerThreads + wg_thread_idx) *
+                                           sizeof(float4));
+          float4 sum = load_shared_cluster_v4(map_shared_to_rank(local + offset, 0));
+          for (int peer = 1; peer < splits; ++peer) {
+            float4 const q = load_shared_cluster_v4(map_shared_to_rank(local + offset, uint32_t(peer)));
+            sum.x += q.x;
+            sum.y += q.y;
+            sum.z += q.z;
+            sum.w += q.w;
+          }
+          float* const dst = half == 0 ? gate : up;
+          dst[0] = sum.x;
+          dst[1] = sum.y;
+          dst[2] = sum.z;
+          dst[3] = sum.w;
+        }
+      } else {
+        CUTLASS_PRAGMA_UNROLL
+        for (int j = 0; j < 4; ++j) {
+          gate[j] = accum(v0 + j);
+          up[j] = accum(v0 + j + kHalf);
+        }
+      }
+      CUTLASS_PRAGMA_UNROLL
+      for (int j = 0; j < 4; ++j) {
+        int64_t const col = int64_t(col_blk) * kTileCols + get<0>(thread_coord(v0 + j));
+        int64_t const token = int64_t(token_blk) * kTokens + get<1>(thread_coord(v0 + j));
+        if (col < p.i && token < p.m) {
+          out[token * p.ld_out + col] = round_to_bits<Element>(act(gate[j], up[j]));
+        }
+      }
+    }
+  }
+
+  // No CTA leaves (and frees the shared memory its peers read) before every CTA has read.
+  if (splits > 1) {
+    cute::cluster_arrive_relaxed();
+    cute::cluster_wait();
+  }
+#endif
+}
+
+// Host side: TMA descriptors for the user's pointers, the split of K for this device's occupancy,
+// one cluster of `splits` CTAs per (64-column tile, token block).
+template <class Kernel>
+cudaError_t launch_sm90_swiglu_swapab(SwigluParams const& p, int sm_count, cudaStream_t stream) {
+  using namespace cute;
+  using Element = typename Kernel::Element;
+  auto gmem = [](void const* ptr, int rows, int cols, int64_t ld) {
+    return make_tensor(make_gmem_ptr(static_cast<Element const*>(ptr)),
+                       make_layout(make_shape(rows, cols), make_stride(ld, _1{})));
+  };
+  typename Kernel::Params params{
+      make_tma_copy(SM90_TMA_LOAD{}, gmem(p.w_gate, p.i, p.k, p.ld_gate), typename Kernel::SmemLayoutAHalf{}),
+      make_tma_copy(SM90_TMA_LOAD{}, gmem(p.w_up, p.i, p.k, p.ld_up), typename Kernel::SmemLayoutAHalf{}),
+      make_tma_copy(SM90_TMA_LOAD{}, gmem(p.x, p.m, p.k, p.ldx), typename Kernel::SmemLayoutBStage{}),
+      static_cast<Element*>(p.out), p.ld_out, p.m, p.k, p.i,
+      (p.k - 1) / Kernel::kTileK + 1, 1};
+  // (x - 1) / t + 1 rounds up without overflowing for x near INT_MAX (x >= 1 is validated).
+  int64_t const tiles = (p.i - 1) / Kernel::kTileCols + 1;
+  int64_t const token_blocks = (p.m - 1) / Kernel::kTokens + 1;
+  if (token_blocks >= (int64_t(1) << 16) || tiles * kSwapABMaxSplits >= (int64_t(1) << 31)) {
+    return cudaErrorInvalidValue;
+  }
+
+  auto* kernel = &sm90_swiglu_swapab_kernel<Kernel>;
+  // Set once per device, with the residency it allows (asked of the driver then).
+  static std::atomic<int> cached_ctas_per_sm[kMaxCachedDevices] = {};
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return cudaGetLastError();
+  int ctas_per_sm = device < kMaxCachedDevices ? cached_ctas_per_sm[device].load() : 0;
+  if (ctas_per_sm == 0) {
+    cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           Kernel::kSmemBytes);
+    if (err != cudaSuccess) return err;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas_per_sm, kernel, Kernel::kThreads,
+                                                      Kernel::kSmemBytes) != cudaSuccess ||
+        ctas_per_sm <= 0) {
+      (void)cudaGetLastError();  // the query's own error: assume one CTA per SM
+      ctas_per_sm = 1;
+    }
+    if (device < kMaxCachedDevices) cached_ctas_per_sm[device].store(ctas_per_sm);
+  }
+  params.splits = swapab_splits(tiles * token_blocks, params.k_tiles, int64_t(sm_count) * ctas_per_sm);
+
+  cudaLaunchConfig_t config = {};
+  cudaLaunchAttribute attrs[1];
+  config.gridDim = dim3(unsigned(tiles * params.splits), unsigned(token_blocks), 1);
+  config.blockDim = dim3(Kernel::kThreads, 1, 1);
+  config.dynamicSmemBytes = Kernel::kSmemBytes;
+  config.stream = stream;
+  if (params.splits > 1) {
+    attrs[0].id = cudaLaunchAttributeClusterDimension;
+    attrs[0].val.clusterDim.x = unsigned(params.splits);
+    attrs[0].val.clusterDim.y = 1;
+    attrs[0].val.clusterDim.z = 1;
+    config.attrs = attrs;
+    config.numAttrs = 1;
+  }
+  // The launch's own status; an error left earlier in the caller's thread is not ours to report.
+  return cudaLaunchKernelEx(&config, kernel, params);
+}
+
+}  // namespace tileglu::kernels
+
+// One line per shipped (config, dtype) in instantiations/: defines launch_<name>_<dtype>.
+// The trailing arguments are Sm90SwigluSwapAB's after the element type.
+#define TILEGLU_INSTANTIATE_SWAPAB(name, dtype, Element, ...)                                    \
+  namespace tileglu::kernels {                                                                  \
+  cudaError_t launch_##name##_##dtype(SwigluParams const& p, int sm_count, cudaStream_t stream) { \
+    return launch_sm90_swiglu_swapab<Sm90SwigluSwapAB<Element, __VA_ARGS__>>(p, sm_count, stream); \
+  }                                                                                             \
+  }
