@@ -37,8 +37,10 @@ TILEGLU_DECLARE_LAUNCHERS(k2_decode_stream_n8_p16)
 TILEGLU_DECLARE_LAUNCHERS(k2_decode_stream_n16_p12)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n8_s6)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n8_s12)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n16_s6)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n16_s11)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n32_s5)
-TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n64_s4)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n32_s10)
 #undef TILEGLU_DECLARE_LAUNCHERS
 }  // namespace kernels
 
@@ -136,10 +138,14 @@ const KernelEntry kRegistry[] = {
      kernels::launch_k2_swapab_n8_s6_bf16, kernels::launch_k2_swapab_n8_s6_fp16},
     {{"k2_swapab_n8_s12", 2, 8, 64, 64, 12, 1, 1, 0, 1, false, false, 64},
      kernels::launch_k2_swapab_n8_s12_bf16, kernels::launch_k2_swapab_n8_s12_fp16},
+    {{"k2_swapab_n16_s6", 2, 16, 64, 64, 6, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_swapab_n16_s6_bf16, kernels::launch_k2_swapab_n16_s6_fp16},
+    {{"k2_swapab_n16_s11", 2, 16, 64, 64, 11, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_swapab_n16_s11_bf16, kernels::launch_k2_swapab_n16_s11_fp16},
     {{"k2_swapab_n32_s5", 2, 32, 64, 64, 5, 1, 1, 0, 1, false, false, 64},
      kernels::launch_k2_swapab_n32_s5_bf16, kernels::launch_k2_swapab_n32_s5_fp16},
-    {{"k2_swapab_n64_s4", 2, 64, 64, 64, 4, 1, 1, 0, 1, false, false, 64},
-     kernels::launch_k2_swapab_n64_s4_bf16, kernels::launch_k2_swapab_n64_s4_fp16},
+    {{"k2_swapab_n32_s10", 2, 32, 64, 64, 10, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_swapab_n32_s10_bf16, kernels::launch_k2_swapab_n32_s10_fp16},
 };
 }  // namespace
 

@@ -173,7 +173,7 @@ TEST(DecodeConfigs, ValidOnlyUpToMaxM) {
       }
     }
   }
-  EXPECT_EQ(decode, 9);  // 5 mma.sync decode configs, 4 swap-AB WGMMA configs
+  EXPECT_EQ(decode, 11);  // 5 mma.sync decode configs, 6 swap-AB WGMMA configs
 }
 
 // The swap-AB kernel's split of K over a cluster (decode_plan.h): the Qwen2.5 shapes at 264 slots

@@ -51,10 +51,12 @@ const KernelEntry kEntries[] = {
     {{"k2_decode_stream_n16_p12", 2, 16, 8, 384, 12, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
     {{"k2_swapab_n8_s6", 2, 8, 64, 64, 6, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
     {{"k2_swapab_n8_s12", 2, 8, 64, 64, 12, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
+    {{"k2_swapab_n16_s6", 2, 16, 64, 64, 6, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
+    {{"k2_swapab_n16_s11", 2, 16, 64, 64, 11, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
     {{"k2_swapab_n32_s5", 2, 32, 64, 64, 5, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
-    {{"k2_swapab_n64_s4", 2, 64, 64, 64, 4, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
+    {{"k2_swapab_n32_s10", 2, 32, 64, 64, 10, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
 };
-constexpr int kEntryCount = 30;
+constexpr int kEntryCount = 32;
 constexpr int kS6 = 0;        // 128x64
 constexpr int kC2 = 1;        // 128x64, cluster 1x2 multicasting X
 constexpr int kS8 = 2;        // 64x64

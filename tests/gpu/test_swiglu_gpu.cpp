@@ -241,8 +241,8 @@ INSTANTIATE_TEST_SUITE_P(
                                      "k2_decode_n16_c8_u4", "k2_decode_stream_n8_p16",
                                      "k2_decode_stream_n16_p12",
                                      // Decode: swap-AB WGMMA, K split over a cluster.
-                                     "k2_swapab_n8_s6", "k2_swapab_n8_s12", "k2_swapab_n32_s5",
-                                     "k2_swapab_n64_s4"),
+                                     "k2_swapab_n8_s6", "k2_swapab_n8_s12", "k2_swapab_n16_s6",
+                                     "k2_swapab_n16_s11", "k2_swapab_n32_s5", "k2_swapab_n32_s10"),
                      testing::Values(Format::kBF16, Format::kFP16)),
     [](const testing::TestParamInfo<SwigluGpu::ParamType>& info) {
       return std::get<0>(info.param) +
