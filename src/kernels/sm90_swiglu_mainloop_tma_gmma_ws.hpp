@@ -41,6 +41,7 @@
 #include <cutlass/cutlass.h>
 #include <cutlass/pipeline/sm90_pipeline.hpp>
 
+#include "sm90_wgmma_k_sweep.hpp"
 #include "swiglu_activation.hpp"
 
 namespace tileglu::kernels {
@@ -244,49 +245,14 @@ struct Sm90SwigluMainloop {
                             thread_mma.make_fragment_B(thread_mma.partition_B(sB)));
   }
 
-  // Consumer: accumulates one tile over K into `accum`, keeping one WGMMA batch in flight and
-  // releasing each stage as soon as the WGMMA reading it has retired.
+  // Consumer: accumulates one tile over K into `accum` (sm90_wgmma_k_sweep.hpp: one WGMMA batch
+  // in flight, each stage released as soon as the WGMMA reading it has retired).
   template <class Accum, class PipelineT, class StateT>
   CUTLASS_DEVICE static void mma(PipelineT& pipeline, StateT read_state, Accum& accum,
                                  int k_tile_count, int consumer_thread_idx, SharedStorage& smem) {
-    using namespace cute;
     TiledMma tiled_mma;
     auto [tCrA, tCrB] = operand_descriptors(tiled_mma, consumer_thread_idx, smem);
-
-    StateT release_state = read_state;
-
-    // First k tile: zero-initialise the accumulator through ScaleOut::Zero.
-    warpgroup_fence_operand(accum);
-    {
-      pipeline.consumer_wait(read_state, pipeline.consumer_try_wait(read_state));
-      int const stage = read_state.index();
-      warpgroup_arrive();
-      tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
-      CUTLASS_PRAGMA_UNROLL
-      for (int kb = 0; kb < size<2>(tCrA); ++kb) {
-        cute::gemm(tiled_mma, tCrA(_, _, kb, stage), tCrB(_, _, kb, stage), accum);
-        tiled_mma.accumulate_ = GMMA::ScaleOut::One;
-      }
-      warpgroup_commit_batch();
-      ++read_state;
-    }
-    warpgroup_fence_operand(accum);
-
-    CUTLASS_PRAGMA_NO_UNROLL
-    for (int kt = 1; kt < k_tile_count; ++kt) {
-      pipeline.consumer_wait(read_state, pipeline.consumer_try_wait(read_state));
-      int const stage = read_state.index();
-      warpgroup_fence_operand(accum);
-      warpgroup_arrive();
-      cute::gemm(tiled_mma, tCrA(_, _, _, stage), tCrB(_, _, _, stage), accum);
-      warpgroup_commit_batch();
-      warpgroup_wait<1>();  // the previous k tile's WGMMA has retired: free its stage
-      warpgroup_fence_operand(accum);
-      pipeline.consumer_release(release_state);
-      ++read_state;
-      ++release_state;
-    }
-    warpgroup_fence_operand(accum);
+    wgmma_k_sweep(tiled_mma, tCrA, tCrB, accum, pipeline, read_state, k_tile_count);
   }
 
   // mma() with promotion: WGMMA into `scratch` for kPromoteKTiles k tiles, then FADD into

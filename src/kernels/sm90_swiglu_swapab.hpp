@@ -23,10 +23,11 @@
 // pipeline buffers, and the CTAs reduce groups of 4 values in turn (group g by CTA g % S), reading
 // their peers' partials through DSMEM in rank order: deterministic, no workspace, no atomics.
 //
-// Structure (256 threads, non-persistent, two CTAs per SM): warpgroup 0 produces (one thread
+// Structure (256 threads, non-persistent; one or two CTAs per SM, by the stage count): warpgroup
+// 0 produces (one thread
 // issues the TMA copies), warpgroup 1 consumes (one WGMMA batch in flight, each stage released as
-// soon as the WGMMA reading it retires). Tails in I, K and M come from TMA's zero fill and are
-// never stored.
+// soon as the WGMMA reading it retires: sm90_wgmma_k_sweep.hpp). Tails in I, K and M come from
+// TMA's zero fill and are never stored.
 #pragma once
 
 #include <atomic>
@@ -41,6 +42,7 @@
 #include "decode_plan.h"
 #include "sm90_cluster_dsmem.hpp"
 #include "sm90_local_tma_pipeline.hpp"
+#include "sm90_wgmma_k_sweep.hpp"
 #include "swiglu_activation.hpp"
 #include "swiglu_params.h"
 
@@ -210,38 +212,7 @@ sm90_swiglu_swapab_kernel(__grid_constant__ typename Kernel::Params const p) {
       Tensor tCrA = thread_mma.make_fragment_A(thread_mma.partition_A(sA));  // (MMA, 2, MMA_K, PIPE)
       Tensor tCrB = thread_mma.make_fragment_B(thread_mma.partition_B(sB));  // (MMA, 1, MMA_K, PIPE)
 
-      PipelineState read_state;
-      PipelineState release_state;
-      // First k tile: zero-initialise the accumulators through ScaleOut::Zero.
-      warpgroup_fence_operand(accum);
-      {
-        pipeline.consumer_wait(read_state, pipeline.consumer_try_wait(read_state));
-        int const stage = read_state.index();
-        warpgroup_arrive();
-        tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
-        CUTLASS_PRAGMA_UNROLL
-        for (int kb = 0; kb < size<2>(tCrA); ++kb) {
-          cute::gemm(tiled_mma, tCrA(_, _, kb, stage), tCrB(_, _, kb, stage), accum);
-          tiled_mma.accumulate_ = GMMA::ScaleOut::One;
-        }
-        warpgroup_commit_batch();
-        ++read_state;
-      }
-      warpgroup_fence_operand(accum);
-      CUTLASS_PRAGMA_NO_UNROLL
-      for (int kt = 1; kt < k_count; ++kt) {
-        pipeline.consumer_wait(read_state, pipeline.consumer_try_wait(read_state));
-        int const stage = read_state.index();
-        warpgroup_fence_operand(accum);
-        warpgroup_arrive();
-        cute::gemm(tiled_mma, tCrA(_, _, _, stage), tCrB(_, _, _, stage), accum);
-        warpgroup_commit_batch();
-        warpgroup_wait<1>();  // the previous k tile's WGMMA has retired: free its stage
-        warpgroup_fence_operand(accum);
-        pipeline.consumer_release(release_state);
-        ++read_state;
-        ++release_state;
-      }
+      wgmma_k_sweep(tiled_mma, tCrA, tCrB, accum, pipeline, PipelineState{}, k_count);
       warpgroup_wait<0>();
       warpgroup_fence_operand(accum);
     } else {

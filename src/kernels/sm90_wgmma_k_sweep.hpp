@@ -1,0 +1,61 @@
+// The K sweep of one tile over a TMA -> WGMMA shared-memory pipeline, shared by the Pingpong,
+// Cooperative and split-K mainloop (sm90_swiglu_mainloop_tma_gmma_ws.hpp) and the swap-AB decode
+// kernel (sm90_swiglu_swapab.hpp).
+//
+// Why this order: one WGMMA batch stays in flight. Each k tile waits for its stage, issues its
+// WGMMAs, then waits for the previous k tile's batch (warpgroup_wait<1>) and releases that stage,
+// so the producer refills a stage as soon as the tensor cores have read it, while the next
+// batch already runs. The first k tile starts the accumulator from zero (ScaleOut::Zero) instead
+// of clearing registers.
+#pragma once
+
+#include <cute/tensor.hpp>
+#include <cute/atom/mma_traits_sm90_gmma.hpp>
+#include <cutlass/cutlass.h>
+
+namespace tileglu::kernels {
+
+// tCrA (MMA, MMA_M, MMA_K, PIPE) and tCrB (MMA, MMA_N, MMA_K, PIPE): this thread's WGMMA operand
+// descriptors for every stage. On return the last k tile's batch is still in flight and its
+// stage unreleased: wait (warpgroup_wait<0>) before reading `accum`.
+template <class TiledMma, class FragA, class FragB, class Accum, class PipelineT, class StateT>
+CUTLASS_DEVICE void wgmma_k_sweep(TiledMma& tiled_mma, FragA const& tCrA, FragB const& tCrB,
+                                  Accum& accum, PipelineT& pipeline, StateT read_state,
+                                  int k_tile_count) {
+  using namespace cute;
+  StateT release_state = read_state;
+
+  warpgroup_fence_operand(accum);
+  {
+    pipeline.consumer_wait(read_state, pipeline.consumer_try_wait(read_state));
+    int const stage = read_state.index();
+    warpgroup_arrive();
+    tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
+    CUTLASS_PRAGMA_UNROLL
+    for (int kb = 0; kb < size<2>(tCrA); ++kb) {
+      cute::gemm(tiled_mma, tCrA(_, _, kb, stage), tCrB(_, _, kb, stage), accum);
+      tiled_mma.accumulate_ = GMMA::ScaleOut::One;
+    }
+    warpgroup_commit_batch();
+    ++read_state;
+  }
+  warpgroup_fence_operand(accum);
+
+  CUTLASS_PRAGMA_NO_UNROLL
+  for (int kt = 1; kt < k_tile_count; ++kt) {
+    pipeline.consumer_wait(read_state, pipeline.consumer_try_wait(read_state));
+    int const stage = read_state.index();
+    warpgroup_fence_operand(accum);
+    warpgroup_arrive();
+    cute::gemm(tiled_mma, tCrA(_, _, _, stage), tCrB(_, _, _, stage), accum);
+    warpgroup_commit_batch();
+    warpgroup_wait<1>();  // the previous k tile's WGMMA has retired: free its stage
+    warpgroup_fence_operand(accum);
+    pipeline.consumer_release(release_state);
+    ++read_state;
+    ++release_state;
+  }
+  warpgroup_fence_operand(accum);
+}
+
+}  // namespace tileglu::kernels
