@@ -76,6 +76,15 @@ with tempfile.TemporaryDirectory() as tmp:
     g_all = "%.3f" % ((6.0 / 5.0) * 1.25 * 1.0) ** (1 / 3)
     check("Geometric mean over all 3 rows: ÷ GEMM %s" % g_all in body, "all-rows geomean " + g_all)
 
+    # Against the faster baseline, graph replay at M <= 64: 0.5b M=1 5.5 / min(6.0, 5.0) = 1.10
+    # (events would say 6.0 / 6.5); M=2048 50 / min(62.5, 70) = 0.80; 72b (no eager time) 0.91.
+    best = body.split("two GEMMs + silu + mul), CUDA-graph replay at M ≤ 64:")[1]
+    check("| qwen2.5-0.5b | 1.10 | 0.80 |  | %.3f |" % math.sqrt(1.1 * 0.8) in best,
+          "best-baseline row for 0.5b uses the graph times")
+    check("| qwen2.5-72b |  |  | 0.91 | 0.909 |" in best, "best-baseline row for 72b")
+    check("At or below 1.00 on 2 of 3 rows; geometric mean %.3f." % (1.1 * 0.8 * 5000.0 / 5500.0) ** (1 / 3)
+          in best, "best-baseline count and geomean")
+
     # Idempotent, and --check agrees.
     before = open(readme, encoding="utf-8").read()
     proc = run("--results", FIXTURE, "--readme", readme)
