@@ -114,4 +114,13 @@ inline int swapab_splits(int64_t units, int k_tiles, int64_t slots) {
   return best;
 }
 
+// TILEGLU_SWAPAB_SPLITS: a fixed split in place of the rule above, for measuring the rule (the
+// tuner times one split per shape; this times the others). Returns the split for "1".."8", 0 for
+// unset or empty (the rule decides), -1 for anything else (the caller warns; the rule decides).
+inline int parse_swapab_splits(const char* value) {
+  if (value == nullptr || value[0] == '\0') return 0;
+  if (value[1] != '\0' || value[0] < '1' || value[0] > '0' + kSwapABMaxSplits) return -1;
+  return value[0] - '0';
+}
+
 }  // namespace tileglu::kernels

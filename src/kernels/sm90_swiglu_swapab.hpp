@@ -36,6 +36,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 
 #include <cute/tensor.hpp>
 #include <cute/atom/copy_traits_sm90_tma.hpp>
@@ -341,6 +343,14 @@ cudaError_t launch_sm90_swiglu_swapab(SwigluParams const& p, int sm_count, cudaS
     if (device < kMaxCachedDevices) cached_ctas_per_sm[device].store(ctas_per_sm);
   }
   params.splits = swapab_splits(tiles * token_blocks, params.k_tiles, int64_t(sm_count) * ctas_per_sm);
+  char const* forced = std::getenv("TILEGLU_SWAPAB_SPLITS");
+  int const forced_splits = parse_swapab_splits(forced);
+  if (forced_splits > 0) {
+    params.splits = forced_splits;  // a CTA whose K range is empty contributes zeros
+  } else if (forced_splits < 0) {
+    std::fprintf(stderr, "tileglu: warning: TILEGLU_SWAPAB_SPLITS=%s is not 1-%d; the split rule decides\n",
+                 forced, kSwapABMaxSplits);
+  }
 
   cudaLaunchConfig_t config = {};
   cudaLaunchAttribute attrs[1];

@@ -211,6 +211,18 @@ TEST(SwapABSplits, Invariants) {
   EXPECT_EQ(swapab_splits(76, 14, 0), swapab_splits(76, 14, 1));
 }
 
+TEST(SwapABSplits, ParsesTheOverride) {
+  EXPECT_EQ(parse_swapab_splits(nullptr), 0);
+  EXPECT_EQ(parse_swapab_splits(""), 0);
+  for (int s = 1; s <= kSwapABMaxSplits; ++s) {
+    const char value[2] = {char('0' + s), '\0'};
+    EXPECT_EQ(parse_swapab_splits(value), s);
+  }
+  for (const char* bad : {"0", "9", "-1", "x", "3x", " 3", "12"}) {
+    EXPECT_EQ(parse_swapab_splits(bad), -1) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace kernels
 }  // namespace tileglu
