@@ -22,6 +22,7 @@
 // [K_t·r/S, K_t·(r+1)/S); after the sweep each CTA writes its fp32 accumulators over its dead
 // pipeline buffers, and the CTAs reduce groups of 4 values in turn (group g by CTA g % S), reading
 // their peers' partials through DSMEM in rank order: deterministic, no workspace, no atomics.
+// TILEGLU_SWAPAB_SPLITS fixes the split, to measure the rule.
 //
 // Structure (256 threads, non-persistent; one or two CTAs per SM, by the stage count): warpgroup
 // 0 produces (one thread issues the TMA copies), warpgroup 1 consumes (one WGMMA batch in flight,
