@@ -25,4 +25,18 @@ CUTLASS_DEVICE float4 load_shared_cluster_v4(uint32_t address) {
   return v;
 }
 
+// The sum over CTAs 0 .. ranks-1 of the float4 at shared-memory address `local` in each, added in
+// rank order (so every CTA that sums the same partials gets the same bits).
+CUTLASS_DEVICE float4 sum_over_cluster_v4(uint32_t local, int ranks) {
+  float4 sum = load_shared_cluster_v4(map_shared_to_rank(local, 0));
+  for (int peer = 1; peer < ranks; ++peer) {  // the compiler unrolls it where `ranks` is constant
+    float4 const p = load_shared_cluster_v4(map_shared_to_rank(local, uint32_t(peer)));
+    sum.x += p.x;
+    sum.y += p.y;
+    sum.z += p.z;
+    sum.w += p.w;
+  }
+  return sum;
+}
+
 }  // namespace tileglu::kernels

@@ -164,15 +164,7 @@ sm90_swiglu_splitk_kernel(__grid_constant__ typename Kernel::Params const params
         if ((group % Kernel::kGateGroups) % kSplits != rank) continue;
         uint32_t const offset =
             uint32_t(((v / 4) * Kernel::kConsumerThreads + wg_thread_idx) * sizeof(float4));
-        float4 sum = load_shared_cluster_v4(map_shared_to_rank(local + offset, 0));
-        CUTLASS_PRAGMA_UNROLL
-        for (int peer = 1; peer < kSplits; ++peer) {
-          float4 const p = load_shared_cluster_v4(map_shared_to_rank(local + offset, peer));
-          sum.x += p.x;
-          sum.y += p.y;
-          sum.z += p.z;
-          sum.w += p.w;
-        }
+        float4 const sum = sum_over_cluster_v4(local + offset, kSplits);
         accum(v) = sum.x;
         accum(v + 1) = sum.y;
         accum(v + 2) = sum.z;

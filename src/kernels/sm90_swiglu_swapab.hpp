@@ -262,14 +262,7 @@ sm90_swiglu_swapab_kernel(__grid_constant__ typename Kernel::Params const p) {
         for (int half = 0; half < 2; ++half) {
           uint32_t const offset = uint32_t((((v0 + half * kHalf) / 4) * Kernel::kConsumerThreads + wg_thread_idx) *
                                            sizeof(float4));
-          float4 sum = load_shared_cluster_v4(map_shared_to_rank(local + offset, 0));
-          for (int peer = 1; peer < splits; ++peer) {
-            float4 const q = load_shared_cluster_v4(map_shared_to_rank(local + offset, uint32_t(peer)));
-            sum.x += q.x;
-            sum.y += q.y;
-            sum.z += q.z;
-            sum.w += q.w;
-          }
+          float4 const sum = sum_over_cluster_v4(local + offset, splits);
           float* const dst = half == 0 ? gate : up;
           dst[0] = sum.x;
           dst[1] = sum.y;
