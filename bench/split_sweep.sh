@@ -4,7 +4,8 @@
 # measured split per shape and M. Run on the GPU machine with the build tree carried:
 #   OUT=/dir [SWEEP_MODELS=a,b] [SWEEP_M=16,17,32] [SWEEP_CONFIGS=a,b] bash bench/split_sweep.sh
 # Writes $OUT/split_<S>.json (the bench's JSON; each row's `tuned` list holds every config's time)
-# and $OUT/split_sweep.txt (the log). scripts/split_sweep_summary.py reads them back.
+# and $OUT/split_sweep.txt (the log), packed into $OUT/split_sweep.tar.gz at the end.
+# scripts/split_sweep_summary.py reads them back.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${OUT:-split_sweep_out}"
@@ -20,3 +21,6 @@ for s in 1 2 3 4 5 6 7 8; do
     --out "$OUT/split_$s.json" >>"$OUT/split_sweep.txt" 2>&1
   echo "exit $?" | tee -a "$OUT/split_sweep.txt"
 done
+# The device tool returns at most 8 files: pack them.
+tar czf "$OUT/split_sweep.tar.gz" -C "$OUT" $(cd "$OUT" && ls split_*.json split_*.table split_sweep.txt) &&
+  rm -f "$OUT"/split_*.json "$OUT"/split_*.table
