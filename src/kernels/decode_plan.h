@@ -87,31 +87,27 @@ inline DecodePlan make_decode_stream_plan(int m, int k, int i, int tokens_per_ct
 }
 
 // The swap-AB WGMMA kernel (sm90_swiglu_swapab.hpp): how many CTAs of a cluster split the K of
-// each (64-column, token block) tile. Every CTA is one pipeline fill (about kSwapABFillTiles k
-// tiles' worth of latency before its first stage lands) plus its share of the K sweep, and the
-// CTAs run in rounds of `slots` (resident CTAs); the split minimises
-//   rounds(S) * (ceil(k_tiles / S) + kSwapABFillTiles),  rounds(S) = ceil(units * S / slots),
-// smallest S on a tie, every CTA keeping at least two k tiles. At 264 slots (2 CTAs per SM):
-// qwen2.5-0.5b (76 tiles, 14 k tiles) S = 3, 228 CTAs in one round; qwen2.5-7b (296, 56) S = 4;
-// qwen2.5-72b (462, 128) S = 4.
-inline constexpr int kSwapABFillTiles = 4;
+// each (64-column tile, token block) unit. A split costs every CTA of the cluster a pipeline
+// fill, the cluster launch and the DSMEM reduction before the SwiGLU; it pays only where the
+// units alone leave most SMs without a weight stream. Measured (H200, bench/NOTES.md session 5,
+// every split 1-8 of the six swap-AB configs on the seven Qwen2.5 shapes at M = 1, 16, 17, 32,
+// i.e. 76-1848 units): no split was fastest in 135 of 168 cases and within 7 % of the fastest
+// split in all (the others: 2-CTA-per-SM configs at 32B/72B, whose best split of 3 beat no
+// split by 2-7 %, while the 1-CTA-per-SM configs unsplit were faster still); splitting 0.5B's
+// 76 units in 2 (152 CTAs) took 9.8 -> 13.2 us, and the old cost model's splits of 2-4 cost
+// 1.5B/3B 17-34 %. So: no split while the units cover half the SMs; below that, the fewest
+// CTAs per unit that cover half of them, each CTA keeping kSwapABMinKTilesPerCta k tiles.
 inline constexpr int kSwapABMaxSplits = 8;  // a portable cluster
+inline constexpr int kSwapABMinKTilesPerCta = 4;
 
-inline int swapab_splits(int64_t units, int k_tiles, int64_t slots) {
+inline int swapab_splits(int64_t units, int k_tiles, int sm_count) {
   if (units <= 0 || k_tiles <= 0) return 1;
-  if (slots <= 0) slots = 1;
-  int best = 1;
-  int64_t best_cost = -1;
-  for (int s = 1; s <= kSwapABMaxSplits; ++s) {
-    if (s > 1 && k_tiles < 2 * s) break;
-    const int64_t rounds = (units * s + slots - 1) / slots;
-    const int64_t cost = rounds * ((k_tiles + s - 1) / s + kSwapABFillTiles);
-    if (best_cost < 0 || cost < best_cost) {
-      best = s;
-      best_cost = cost;
-    }
-  }
-  return best;
+  const int64_t half_sms = sm_count >= 2 ? sm_count / 2 : 1;
+  if (units >= half_sms) return 1;
+  int64_t s = (half_sms - 1) / units + 1;
+  if (s > kSwapABMaxSplits) s = kSwapABMaxSplits;
+  while (s > 1 && k_tiles < kSwapABMinKTilesPerCta * s) --s;
+  return int(s);
 }
 
 // TILEGLU_SWAPAB_SPLITS: a fixed split in place of the rule above, for measuring the rule (the

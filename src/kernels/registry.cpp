@@ -24,6 +24,8 @@ TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_s6_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x64x64_s8_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x128x64_s4_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_s4_tma)
+TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_c2_s6_tma)
+TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_c2_s4_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x128x128_s2)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x64x128_s4)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x128_s3)
@@ -41,6 +43,9 @@ TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n16_s6)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n16_s11)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n32_s5)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n32_s10)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n64_s4)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n64_s9)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n128_s6)
 #undef TILEGLU_DECLARE_LAUNCHERS
 }  // namespace kernels
 
@@ -99,6 +104,14 @@ const KernelEntry kRegistry[] = {
      kernels::launch_k2_pingpong_64x128x64_s4_tma_bf16, kernels::launch_k2_pingpong_64x128x64_s4_tma_fp16},
     {{"k2_coop_128x128x64_s4_tma", 2, 128, 128, 64, 4, 1, 1, 0, 1, false, false},
      kernels::launch_k2_coop_128x128x64_s4_tma_bf16, kernels::launch_k2_coop_128x128x64_s4_tma_fp16},
+    // The TMA-store tiles in 1x2 clusters multicasting X: the L2 -> SM operand bytes per MAC of
+    // the Cooperative tile fall to those of cuBLAS's 256x128 1x2-cluster kernel, which ncu shows
+    // at 50 % L2 throughput and a higher clock than our unclustered tiles at 72-74 % (H200,
+    // qwen2.5-0.5b M = 16384, bench/NOTES.md session 5).
+    {{"k2_pingpong_128x64x64_c2_s6_tma", 2, 128, 64, 64, 6, 1, 2, 0, 1, false, false},
+     kernels::launch_k2_pingpong_128x64x64_c2_s6_tma_bf16, kernels::launch_k2_pingpong_128x64x64_c2_s6_tma_fp16},
+    {{"k2_coop_128x128x64_c2_s4_tma", 2, 128, 128, 64, 4, 1, 2, 0, 1, false, false},
+     kernels::launch_k2_coop_128x128x64_c2_s4_tma_bf16, kernels::launch_k2_coop_128x128x64_c2_s4_tma_fp16},
     // 128-deep k tiles: each stage reads 256 contiguous bytes of every weight row (two TMA boxes
     // per operand) instead of 128, and the consumers wait on half as many barriers.
     {{"k2_pingpong_64x128x128_s2", 2, 64, 128, 128, 2, 1, 1, 0, 1, false, false},
@@ -133,7 +146,8 @@ const KernelEntry kRegistry[] = {
      kernels::launch_k2_decode_stream_n16_p12_bf16, kernels::launch_k2_decode_stream_n16_p12_fp16},
     // Swap-AB WGMMA (sm90_swiglu_swapab.hpp): 128 weight rows (64 gate, 64 up) on the WGMMA's M
     // side, tile_m tokens on its N side, TMA stages of 64 k; K split over a cluster of 1-8 CTAs
-    // chosen per launch (decode_plan.h), reported here as split_k 1.
+    // chosen per launch (decode_plan.h), reported here as split_k 1. Valid up to max_m: past it
+    // each further token block re-reads the weights.
     {{"k2_swapab_n8_s6", 2, 8, 64, 64, 6, 1, 1, 0, 1, false, false, 64},
      kernels::launch_k2_swapab_n8_s6_bf16, kernels::launch_k2_swapab_n8_s6_fp16},
     {{"k2_swapab_n8_s12", 2, 8, 64, 64, 12, 1, 1, 0, 1, false, false, 64},
@@ -146,6 +160,14 @@ const KernelEntry kRegistry[] = {
      kernels::launch_k2_swapab_n32_s5_bf16, kernels::launch_k2_swapab_n32_s5_fp16},
     {{"k2_swapab_n32_s10", 2, 32, 64, 64, 10, 1, 1, 0, 1, false, false, 64},
      kernels::launch_k2_swapab_n32_s10_bf16, kernels::launch_k2_swapab_n32_s10_fp16},
+    // 64 and 128 tokens per CTA: with no split (session 5) the weights stream once for M up to
+    // 64 / 128 while the Pingpong tiles at M = 65-128 re-read them per 64-row tile.
+    {{"k2_swapab_n64_s4", 2, 64, 64, 64, 4, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_swapab_n64_s4_bf16, kernels::launch_k2_swapab_n64_s4_fp16},
+    {{"k2_swapab_n64_s9", 2, 64, 64, 64, 9, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_swapab_n64_s9_bf16, kernels::launch_k2_swapab_n64_s9_fp16},
+    {{"k2_swapab_n128_s6", 2, 128, 64, 64, 6, 1, 1, 0, 1, false, false, 128},
+     kernels::launch_k2_swapab_n128_s6_bf16, kernels::launch_k2_swapab_n128_s6_fp16},
 };
 }  // namespace
 

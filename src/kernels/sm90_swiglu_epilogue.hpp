@@ -83,13 +83,16 @@ struct Sm90SwigluEpilogue {
     }
   }
 
-  // Register-direct stores of the tile at (m0, n0): two adjacent outputs per 32-bit store.
+  // Register-direct stores of the tile at (m0, n0): two adjacent outputs per 32-bit store. Tile
+  // rows below `rows_done` are skipped (a ragged M's last tile row, moved back to end at M,
+  // overlaps the previous tile row there: the mainloop's tile_row0).
   template <class Accum, class TiledMma>
   CUTLASS_DEVICE static void store(Accum const& accum, TiledMma const& tiled_mma,
-                                   int consumer_thread_idx, int m0, int n0, int m, int i,
+                                   int consumer_thread_idx, int m0, int rows_done, int n0, int m, int i,
                                    Element* out, int64_t ld_out, int owner = 0, int owners = 1) {
     for_each_pair(
-        accum, tiled_mma, consumer_thread_idx, [&](int row) { return m0 + row < m; },
+        accum, tiled_mma, consumer_thread_idx,
+        [&](int row) { return row >= rows_done && m0 + row < m; },
         [&](int row, int col, uint32_t packed) {
           // I is a multiple of 8 and col is even, so both columns are in range or neither.
           if (n0 + col < i) {

@@ -177,6 +177,19 @@ struct Sm90SwigluMainloop {
   // Pipeline stages one output tile takes: the stage count the consumers step over per tile.
   CUTLASS_HOST_DEVICE static int stages_per_tile(Params const& p) { return kSweeps * k_tiles(p); }
 
+  // The first row of X (and of the output) that tile row m_blk computes: m_blk * kTileM, except
+  // that the last tile row of a ragged M >= kTileM is moved back to end at row M, so its X box
+  // lies wholly inside X; its first m_blk * kTileM - row0 rows are the previous tile row's, and
+  // the epilogue skips them (tile_rows_done). Why: TMA loads of a box that runs past M are slow
+  // in proportion to the rows past M (H200, qwen2.5-1.5b, 64x32 tiles: M = 96 and 100 took
+  // 32 us, M = 112 24.5, M = 128 23.4 with the same two tile rows; bench/NOTES.md session 5).
+  CUTLASS_HOST_DEVICE static int tile_row0(int m_blk, int m) {
+    int const row0 = m_blk * kTileM;
+    return (m >= kTileM && m - row0 < kTileM) ? m - kTileM : row0;
+  }
+  // Rows at the top of tile row m_blk that an earlier tile row has already computed and stored.
+  CUTLASS_HOST_DEVICE static int tile_rows_done(int m_blk, int m) { return m_blk * kTileM - tile_row0(m_blk, m); }
+
   // Producer: issues the K sweep(s) of one output tile, k tiles [k_begin, k_begin + k_count) (the
   // whole K by default; a split-K CTA takes its range). Called by one elected thread.
   // `cta_rank` picks this CTA's slice of the multicast X tile. PipelineT: the Pingpong kernel's
@@ -190,7 +203,8 @@ struct Sm90SwigluMainloop {
     Tensor mG = p.tma_gate.get_tma_tensor(make_shape(p.i, p.k));
     Tensor mU = p.tma_up.get_tma_tensor(make_shape(p.i, p.k));
     // Tiles of one swizzle atom (64) along K: k tile kt is blocks kt * kKAtoms + [0, kKAtoms).
-    Tensor gX = local_tile(mX, make_shape(Int<kTileM>{}, Int<kAtomK>{}), make_coord(m_blk, _));  // (BM,64,k64)
+    Tensor gX = local_tile(domain_offset(make_coord(tile_row0(m_blk, p.m), 0), mX),
+                           make_shape(Int<kTileM>{}, Int<kAtomK>{}), make_coord(0, _));  // (BM,64,k64)
     Tensor gG = local_tile(mG, make_shape(Int<kTileN>{}, Int<kAtomK>{}), make_coord(n_blk, _));  // (BN,64,k64)
     Tensor gU = local_tile(mU, make_shape(Int<kTileN>{}, Int<kAtomK>{}), make_coord(n_blk, _));
 

@@ -216,17 +216,26 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
       Mainloop::mma_tail(pipeline, read_state, tile_stages);
       read_state.advance(stages_per_step);  // past this tile (and the other consumer's)
 
+      // A ragged M's last tile row starts early and overlaps the previous one (the mainloop's
+      // tile_row0): it is stored register-direct, skipping the rows already stored, also where
+      // the other tiles go out by TMA (whose box cannot skip rows). Uniform per tile.
+      int const rows_done = Mainloop::tile_rows_done(m_blk, params.mainloop.m);
+      bool stored = false;
       if constexpr (Kernel::kTmaStore) {
-        // Named barriers 8 and 9: one per Pingpong consumer, 8 for the Cooperative pair.
-        Kernel::TmaStore::template store<typename Kernel::Epilogue>(
-            accum, tiled_mma, consumer_thread, Kernel::kTileConsumerThreads,
-            8 + (Kernel::kCooperative ? 0 : consumer), consumer_thread == 0,
-            smem.out.buffers.data() + (Kernel::kCooperative ? 0 : consumer) * Kernel::TmaStore::kBufferElems,
-            params.tma_out, m_blk, n_blk, params.mainloop.m, params.mainloop.i);
-      } else {
-        Kernel::Epilogue::store(accum, tiled_mma, consumer_thread, m_blk * Mainloop::kTileM,
-                                n_blk * Mainloop::kTileN, params.mainloop.m, params.mainloop.i,
-                                params.out, params.ld_out);
+        if (rows_done == 0) {
+          // Named barriers 8 and 9: one per Pingpong consumer, 8 for the Cooperative pair.
+          Kernel::TmaStore::template store<typename Kernel::Epilogue>(
+              accum, tiled_mma, consumer_thread, Kernel::kTileConsumerThreads,
+              8 + (Kernel::kCooperative ? 0 : consumer), consumer_thread == 0,
+              smem.out.buffers.data() + (Kernel::kCooperative ? 0 : consumer) * Kernel::TmaStore::kBufferElems,
+              params.tma_out, m_blk, n_blk, params.mainloop.m, params.mainloop.i);
+          stored = true;
+        }
+      }
+      if (!stored) {
+        Kernel::Epilogue::store(accum, tiled_mma, consumer_thread, m_blk * Mainloop::kTileM - rows_done,
+                                rows_done, n_blk * Mainloop::kTileN, params.mainloop.m,
+                                params.mainloop.i, params.out, params.ld_out);
       }
       if constexpr (!Kernel::kCooperative && !Kernel::kOverlapEpilogue) math_order.arrive();
     }

@@ -171,9 +171,9 @@ sm90_swiglu_splitk_kernel(__grid_constant__ typename Kernel::Params const params
         accum(v + 3) = sum.w;
       }
     }
-    Kernel::Epilogue::store(accum, tiled_mma, wg_thread_idx, m_blk * Kernel::kTileM,
-                            n_blk * Kernel::kTileN, params.mainloop.m, params.mainloop.i,
-                            params.out, params.ld_out, rank, kSplits);
+    Kernel::Epilogue::store(accum, tiled_mma, wg_thread_idx, Mainloop::tile_row0(m_blk, params.mainloop.m),
+                            Mainloop::tile_rows_done(m_blk, params.mainloop.m), n_blk * Kernel::kTileN,
+                            params.mainloop.m, params.mainloop.i, params.out, params.ld_out, rank, kSplits);
   }
 
   // No CTA leaves (and frees the shared memory its peers read) before every CTA has read.

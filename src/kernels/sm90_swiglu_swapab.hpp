@@ -1,6 +1,7 @@
-// Swap-AB SwiGLU kernel for decode (M <= 64): the weights take the 64-row side of WGMMA, the
-// tokens its narrow N side (8-64), TMA streams both, and the CTAs of a cluster split K and reduce
-// through distributed shared memory before the SwiGLU.
+// Swap-AB SwiGLU kernel for decode and small batches (M <= 128): the weights take the 64-row side
+// of WGMMA, the tokens its narrow N side (8-128), TMA streams both, and where the tiles alone
+// would leave most SMs idle the CTAs of a cluster split K and reduce through distributed shared
+// memory before the SwiGLU.
 //
 // Why: at M <= 64 the problem is a stream of 2·I·K weight elements. The Pingpong kernel puts the
 // tokens on the 64-row WGMMA side (63 of 64 rows padding at M = 1) and has one 64-row X tile per
@@ -18,16 +19,17 @@
 // the output transposed on the way out, out[token][column].
 //
 // Split K (runtime, 1-8 CTAs per cluster, decode_plan.h swapab_splits): more CTAs than tiles where
-// the tiles alone leave SMs idle or the last round ragged. CTA r of a cluster takes k tiles
+// the tiles alone leave over half the SMs idle (on the Qwen2.5 shapes they never do, and a split
+// there only costs: the measurements are in decode_plan.h). CTA r of a cluster takes k tiles
 // [K_t·r/S, K_t·(r+1)/S); after the sweep each CTA writes its fp32 accumulators over its dead
 // pipeline buffers, and the CTAs reduce groups of 4 values in turn (group g by CTA g % S), reading
 // their peers' partials through DSMEM in rank order: deterministic, no workspace, no atomics.
 // TILEGLU_SWAPAB_SPLITS fixes the split, to measure the rule.
 //
-// Structure (256 threads, non-persistent; one or two CTAs per SM, by the stage count): warpgroup
-// 0 produces (one thread issues the TMA copies), warpgroup 1 consumes (one WGMMA batch in flight,
-// each stage released as soon as the WGMMA reading it retires: sm90_wgmma_k_sweep.hpp). Tails in
-// I, K and M come from TMA's zero fill and are never stored.
+// Structure (256 threads, non-persistent; one or two CTAs per SM, by the stage and token
+// counts): warpgroup 0 produces (one thread issues the TMA copies), warpgroup 1 consumes (one
+// WGMMA batch in flight, each stage released as soon as the WGMMA reading it retires:
+// sm90_wgmma_k_sweep.hpp). Tails in I, K and M come from TMA's zero fill and are never stored.
 //
 // Measured (H200, bench/NOTES.md session 4): qwen2.5-0.5b M = 1 7.9 us under ncu (cuBLAS 7.7),
 // 9.4-10.0 us by graph replay at M <= 16, 0.83-0.88x cuBLAS GEMM + silu; 14B-72B at M <= 16 3.9-4.2
@@ -65,7 +67,10 @@ struct Sm90SwigluSwapAB {
   static constexpr int kStages = kStages_;
   static constexpr int kThreads = 256;
   static constexpr int kConsumerThreads = 128;
-  static_assert(kTokens % 8 == 0 && kTokens >= 8 && kTokens <= 64, "WGMMA N of 8 to 64 tokens");
+  static_assert(kTokens % 8 == 0 && kTokens >= 8 && kTokens <= 128, "WGMMA N of 8 to 128 tokens");
+  // Up to 64 tokens the accumulators (kTokens registers per consumer thread) leave room for two
+  // CTAs per SM at 128 registers; 128 tokens need one CTA per SM and up to 255 registers.
+  static constexpr int kMinCtasPerSm = kTokens <= 64 ? 2 : 1;
 
   using MmaAtom = decltype(cute::GMMA::ss_op_selector<
                            Element, Element, float,
@@ -137,7 +142,7 @@ struct Sm90SwigluSwapAB {
 };
 
 template <class Kernel>
-__global__ void __launch_bounds__(Kernel::kThreads, 2)
+__global__ void __launch_bounds__(Kernel::kThreads, Kernel::kMinCtasPerSm)
 sm90_swiglu_swapab_kernel(__grid_constant__ typename Kernel::Params const p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using namespace cute;
@@ -295,7 +300,7 @@ sm90_swiglu_swapab_kernel(__grid_constant__ typename Kernel::Params const p) {
 #endif
 }
 
-// Host side: TMA descriptors for the user's pointers, the split of K for this device's occupancy,
+// Host side: TMA descriptors for the user's pointers, the split of K for this device's SM count,
 // one cluster of `splits` CTAs per (64-column tile, token block).
 template <class Kernel>
 cudaError_t launch_sm90_swiglu_swapab(SwigluParams const& p, int sm_count, cudaStream_t stream) {
@@ -319,24 +324,17 @@ cudaError_t launch_sm90_swiglu_swapab(SwigluParams const& p, int sm_count, cudaS
   }
 
   auto* kernel = &sm90_swiglu_swapab_kernel<Kernel>;
-  // Set once per device, with the residency it allows (asked of the driver then).
-  static std::atomic<int> cached_ctas_per_sm[kMaxCachedDevices] = {};
+  // The shared-memory opt-in, once per device.
+  static std::atomic<bool> smem_opted_in[kMaxCachedDevices] = {};
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess) return cudaGetLastError();
-  int ctas_per_sm = device < kMaxCachedDevices ? cached_ctas_per_sm[device].load() : 0;
-  if (ctas_per_sm == 0) {
+  if (device >= kMaxCachedDevices || !smem_opted_in[device].load()) {
     cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            Kernel::kSmemBytes);
     if (err != cudaSuccess) return err;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas_per_sm, kernel, Kernel::kThreads,
-                                                      Kernel::kSmemBytes) != cudaSuccess ||
-        ctas_per_sm <= 0) {
-      (void)cudaGetLastError();  // the query's own error: assume one CTA per SM
-      ctas_per_sm = 1;
-    }
-    if (device < kMaxCachedDevices) cached_ctas_per_sm[device].store(ctas_per_sm);
+    if (device < kMaxCachedDevices) smem_opted_in[device].store(true);
   }
-  params.splits = swapab_splits(tiles * token_blocks, params.k_tiles, int64_t(sm_count) * ctas_per_sm);
+  params.splits = swapab_splits(tiles * token_blocks, params.k_tiles, sm_count);
   char const* forced = std::getenv("TILEGLU_SWAPAB_SPLITS");
   int const forced_splits = parse_swapab_splits(forced);
   if (forced_splits > 0) {

@@ -156,59 +156,64 @@ TEST(DecodeConfigs, ValidOnlyUpToMaxM) {
     }
     ++decode;
     SCOPED_TRACE(e.config.name);
-    EXPECT_EQ(e.config.max_m, 64);
+    // One token block reads the weights once: the bound is the block (64 tokens at most, 128
+    // for the 128-token swap-AB config).
+    const int max_m = std::strcmp(e.config.name, "k2_swapab_n128_s6") == 0 ? 128 : 64;
+    EXPECT_EQ(e.config.max_m, max_m);
     EXPECT_FALSE(e.config.cost_model_candidate);  // runs from a measured table or when forced
     for (DType dtype : {DType::kBF16, DType::kFP16}) {
       dispatch::Shape s;
       s.k = 8192;
       s.i = 29568;
       s.dtype = dtype;
-      for (int m : {1, 17, 64}) {
+      for (int m : {1, 17, 64, max_m}) {
         s.m = m;
         EXPECT_TRUE(dispatch::is_valid(e, s)) << m;
       }
-      for (int m : {65, 128, 32768}) {
+      for (int m : {max_m + 1, 256, 32768}) {
         s.m = m;
         EXPECT_FALSE(dispatch::is_valid(e, s)) << m;
       }
     }
   }
-  EXPECT_EQ(decode, 11);  // 5 mma.sync decode configs, 6 swap-AB WGMMA configs
+  EXPECT_EQ(decode, 14);  // 5 mma.sync decode configs, 9 swap-AB WGMMA configs
 }
 
-// The swap-AB kernel's split of K over a cluster (decode_plan.h): the Qwen2.5 shapes at 264 slots
-// (132 SMs, 2 CTAs each) and the rule's invariants.
+// The swap-AB kernel's split of K over a cluster (decode_plan.h): the Qwen2.5 shapes on 132 SMs
+// run unsplit (the session-5 sweep), and only units that leave over half the SMs idle split.
 TEST(SwapABSplits, QwenShapes) {
-  EXPECT_EQ(swapab_splits(76, 14, 264), 3);    // qwen2.5-0.5b: 228 CTAs, one round
-  EXPECT_EQ(swapab_splits(296, 56, 264), 4);   // qwen2.5-7b
-  EXPECT_EQ(swapab_splits(216, 80, 264), 1);   // qwen2.5-14b: 216 tiles already fill a round
-  EXPECT_EQ(swapab_splits(462, 128, 264), 4);  // qwen2.5-72b
+  EXPECT_EQ(swapab_splits(76, 14, 132), 1);    // qwen2.5-0.5b: 76 units, 9.8 us unsplit, 13.2 in 2
+  EXPECT_EQ(swapab_splits(140, 24, 132), 1);   // qwen2.5-1.5b
+  EXPECT_EQ(swapab_splits(296, 56, 132), 1);   // qwen2.5-7b
+  EXPECT_EQ(swapab_splits(462, 128, 132), 1);  // qwen2.5-72b
 }
 
-TEST(SwapABSplits, Invariants) {
-  for (int64_t units : {1, 2, 7, 76, 264, 265, 1000, 100000}) {
-    for (int k_tiles : {1, 2, 3, 4, 15, 16, 17, 128, 463}) {
-      for (int64_t slots : {1, 132, 264}) {
-        const int s = swapab_splits(units, k_tiles, slots);
-        SCOPED_TRACE(testing::Message() << units << " " << k_tiles << " " << slots);
+TEST(SwapABSplits, SplitsOnlyToCoverHalfTheSms) {
+  EXPECT_EQ(swapab_splits(65, 128, 132), 2);   // 130 CTAs
+  EXPECT_EQ(swapab_splits(33, 128, 132), 2);   // 66 CTAs: exactly half
+  EXPECT_EQ(swapab_splits(32, 128, 132), 3);   // 96
+  EXPECT_EQ(swapab_splits(1, 128, 132), 8);    // a portable cluster at most
+  EXPECT_EQ(swapab_splits(1, 12, 132), 3);     // every CTA keeps 4 k tiles
+  EXPECT_EQ(swapab_splits(1, 7, 132), 1);
+  for (int64_t units : {1, 2, 7, 33, 65, 66, 76, 264, 100000}) {
+    for (int k_tiles : {1, 2, 3, 4, 8, 15, 16, 17, 128, 463}) {
+      for (int sms : {1, 2, 78, 114, 132}) {
+        const int s = swapab_splits(units, k_tiles, sms);
+        SCOPED_TRACE(testing::Message() << units << " " << k_tiles << " " << sms);
         EXPECT_GE(s, 1);
         EXPECT_LE(s, kSwapABMaxSplits);
+        const int64_t half = std::max(sms / 2, 1);
+        if (units >= half) EXPECT_EQ(s, 1);
         if (s > 1) {
-          EXPECT_GE(k_tiles, 2 * s);  // every CTA keeps two k tiles
-        }
-        // No other split scores lower under the rule's own cost.
-        auto cost = [&](int x) {
-          return ((units * x + slots - 1) / slots) * ((k_tiles + x - 1) / x + kSwapABFillTiles);
-        };
-        for (int x = 1; x <= kSwapABMaxSplits && (x == 1 || k_tiles >= 2 * x); ++x) {
-          EXPECT_LE(cost(s), cost(x)) << x;
+          EXPECT_GE(k_tiles, kSwapABMinKTilesPerCta * s);
+          EXPECT_LT(units * (s - 1), half);  // no fewer CTAs per unit would cover half the SMs
         }
       }
     }
   }
-  EXPECT_EQ(swapab_splits(0, 14, 264), 1);
-  EXPECT_EQ(swapab_splits(76, 0, 264), 1);
-  EXPECT_EQ(swapab_splits(76, 14, 0), swapab_splits(76, 14, 1));
+  EXPECT_EQ(swapab_splits(0, 14, 132), 1);
+  EXPECT_EQ(swapab_splits(76, 0, 132), 1);
+  EXPECT_EQ(swapab_splits(1, 128, 0), swapab_splits(1, 128, 1));
 }
 
 TEST(SwapABSplits, ParsesTheOverride) {

@@ -55,7 +55,7 @@ struct Shape {
 // two promotions and a remainder of 2 k-tiles).
 const std::vector<Shape> kShapes = {{1, 8, 8},       {3, 16, 24},     {17, 64, 40},
                                     {100, 200, 72},  {129, 136, 136}, {65, 1024, 200},
-                                    {33, 1096, 72},  {1000, 96, 1032}};
+                                    {33, 1096, 72},  {1000, 96, 1032}, {200, 1096, 72}};
 
 // The decode configs (M <= 64): token blocks of 8-32 with M inside, at and past their edge; K of
 // one step, K not a multiple of the 32-deep step (1096, 4104), K long enough to split over all 8
@@ -63,7 +63,9 @@ const std::vector<Shape> kShapes = {{1, 8, 8},       {3, 16, 24},     {17, 64, 4
 // more CTAs than slots (4864).
 const std::vector<Shape> kDecodeShapes = {{1, 8, 8},      {3, 16, 24},      {17, 64, 40},
                                           {8, 1096, 72},  {9, 200, 1032},   {33, 1024, 200},
-                                          {64, 4104, 136}, {16, 2056, 4864}, {32, 1096, 4864}};
+                                          {64, 4104, 136}, {16, 2056, 4864}, {32, 1096, 4864},
+                                          // Past 64 tokens: the 128-token swap-AB config only.
+                                          {65, 1096, 200}, {100, 4104, 136}, {128, 520, 4864}};
 
 struct DeviceBuffer {
   void* p = nullptr;
@@ -175,7 +177,9 @@ TEST_P(SwigluGpu, MatchesReference) {
 
   uint32_t seed = 1;
   const bool decode = config.rfind("k2_decode_", 0) == 0 || config.rfind("k2_swapab_", 0) == 0;
+  const int max_m = config == "k2_swapab_n128_s6" ? 128 : decode ? 64 : 0;
   for (const Shape& s : decode ? kDecodeShapes : kShapes) {
+    if (max_m > 0 && s.m > max_m) continue;  // the config is not valid there
     for (bool exact : {true, false}) {
       const Case c(format, s, exact, seed++);
       for (bool stacked : {true, false}) {
@@ -230,6 +234,7 @@ INSTANTIATE_TEST_SUITE_P(
                                      // Epilogue staged in shared memory, TMA store.
                                      "k2_pingpong_128x64x64_s6_tma", "k2_pingpong_64x64x64_s8_tma",
                                      "k2_pingpong_64x128x64_s4_tma", "k2_coop_128x128x64_s4_tma",
+                                     "k2_pingpong_128x64x64_c2_s6_tma", "k2_coop_128x128x64_c2_s4_tma",
                                      // 128-deep k tiles.
                                      "k2_pingpong_64x128x128_s2", "k2_pingpong_64x64x128_s4",
                                      "k2_pingpong_128x64x128_s3",
@@ -242,7 +247,8 @@ INSTANTIATE_TEST_SUITE_P(
                                      "k2_decode_stream_n16_p12",
                                      // Decode: swap-AB WGMMA, K split over a cluster.
                                      "k2_swapab_n8_s6", "k2_swapab_n8_s12", "k2_swapab_n16_s6",
-                                     "k2_swapab_n16_s11", "k2_swapab_n32_s5", "k2_swapab_n32_s10"),
+                                     "k2_swapab_n16_s11", "k2_swapab_n32_s5", "k2_swapab_n32_s10",
+                                     "k2_swapab_n64_s4", "k2_swapab_n64_s9", "k2_swapab_n128_s6"),
                      testing::Values(Format::kBF16, Format::kFP16)),
     [](const testing::TestParamInfo<SwigluGpu::ParamType>& info) {
       return std::get<0>(info.param) +
