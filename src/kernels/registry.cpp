@@ -160,8 +160,10 @@ const KernelEntry kRegistry[] = {
      kernels::launch_k2_swapab_n32_s5_bf16, kernels::launch_k2_swapab_n32_s5_fp16},
     {{"k2_swapab_n32_s10", 2, 32, 64, 64, 10, 1, 1, 0, 1, false, false, 64},
      kernels::launch_k2_swapab_n32_s10_bf16, kernels::launch_k2_swapab_n32_s10_fp16},
-    // 64 and 128 tokens per CTA: with no split (session 5) the weights stream once for M up to
-    // 64 / 128 while the Pingpong tiles at M = 65-128 re-read them per 64-row tile.
+    // 64 and 128 tokens per CTA: the weights stream once for M up to 64 / 128, where the Pingpong
+    // tiles re-read them per 64-row tile. Measured on the Qwen2.5 shapes (H200, session 5): n64_s9
+    // ties the Pingpong tiles at 72B M = 48 and wins nothing else; n128_s6 (one CTA per SM) takes
+    // 1.12-1.84x the best tile at M = 100/128, so no table picks it: the tuner still times both.
     {{"k2_swapab_n64_s4", 2, 64, 64, 64, 4, 1, 1, 0, 1, false, false, 64},
      kernels::launch_k2_swapab_n64_s4_bf16, kernels::launch_k2_swapab_n64_s4_fp16},
     {{"k2_swapab_n64_s9", 2, 64, 64, 64, 9, 1, 1, 0, 1, false, false, 64},
