@@ -32,8 +32,8 @@
 // cluster config is never the default choice and runs only when TILEGLU_FORCE_CONFIG names it.
 // (The one exception is sm_count smaller than the cluster, 1 for c2, where `slots` is clamped to
 // one and so gives the cluster as many slots as a single CTA; no Hopper part is that small.)
-// Weight multicast (cluster_m > 1) gets no discount either: no shipped config has it and nothing
-// measured supports one.
+// Weight multicast (cluster_m > 1) gets no discount either: its configs are not cost-model
+// candidates; the measured table decides where they run.
 //
 // Worked examples, sm_count = 132, the shipped configs
 //   s6 = 128x64 (cost/tile 256), c2 = 128x64 cluster 1x2 (66 slots, cost/tile 256),

@@ -26,6 +26,10 @@ TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x128x64_s4_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_s4_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_c2_s6_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_c2_s4_tma)
+TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_m2_s6_tma)
+TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_m2_s4_tma)
+TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_m2c2_s6_tma)
+TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_m2c2_s4_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x128x128_s2)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x64x128_s4)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x128_s3)
@@ -112,6 +116,18 @@ const KernelEntry kRegistry[] = {
      kernels::launch_k2_pingpong_128x64x64_c2_s6_tma_bf16, kernels::launch_k2_pingpong_128x64x64_c2_s6_tma_fp16},
     {{"k2_coop_128x128x64_c2_s4_tma", 2, 128, 128, 64, 4, 1, 2, 0, 1, false, false},
      kernels::launch_k2_coop_128x128x64_c2_s4_tma_bf16, kernels::launch_k2_coop_128x128x64_c2_s4_tma_fp16},
+    // Weight multicast: 2x1 clusters share each weight tile between two M-blocks (each CTA loads
+    // half the gate and up rows), 2x2 clusters share X as well. Per CTA and k, L2 -> SM operand
+    // rows fall from tile_m + 2 tile_n to tile_m + tile_n (2x1) and tile_m / 2 + tile_n (2x2);
+    // the Cooperative 2x1 tile feeds the same bytes per MAC as cuBLAS's 256x128 1x2 kernel.
+    {{"k2_pingpong_128x64x64_m2_s6_tma", 2, 128, 64, 64, 6, 2, 1, 0, 1, false, false},
+     kernels::launch_k2_pingpong_128x64x64_m2_s6_tma_bf16, kernels::launch_k2_pingpong_128x64x64_m2_s6_tma_fp16},
+    {{"k2_coop_128x128x64_m2_s4_tma", 2, 128, 128, 64, 4, 2, 1, 0, 1, false, false},
+     kernels::launch_k2_coop_128x128x64_m2_s4_tma_bf16, kernels::launch_k2_coop_128x128x64_m2_s4_tma_fp16},
+    {{"k2_pingpong_128x64x64_m2c2_s6_tma", 2, 128, 64, 64, 6, 2, 2, 0, 1, false, false},
+     kernels::launch_k2_pingpong_128x64x64_m2c2_s6_tma_bf16, kernels::launch_k2_pingpong_128x64x64_m2c2_s6_tma_fp16},
+    {{"k2_coop_128x128x64_m2c2_s4_tma", 2, 128, 128, 64, 4, 2, 2, 0, 1, false, false},
+     kernels::launch_k2_coop_128x128x64_m2c2_s4_tma_bf16, kernels::launch_k2_coop_128x128x64_m2c2_s4_tma_fp16},
     // 128-deep k tiles: each stage reads 256 contiguous bytes of every weight row (two TMA boxes
     // per operand) instead of 128, and the consumers wait on half as many barriers.
     {{"k2_pingpong_64x128x128_s2", 2, 64, 128, 128, 2, 1, 1, 0, 1, false, false},

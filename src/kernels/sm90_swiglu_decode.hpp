@@ -35,12 +35,12 @@
 // KernelConfig::max_m bounds M: above it every token block re-reads the weights.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 
 #include <cuda_runtime_api.h>
 
 #include "decode_plan.h"
+#include "sm90_launch.hpp"
 #include "swiglu_activation.hpp"
 #include "swiglu_params.h"
 
@@ -268,19 +268,15 @@ cudaError_t launch_sm90_swiglu_decode(SwigluParams const& p, int sm_count, cudaS
   using Element = typename Kernel::Element;
   auto* kernel = &sm90_swiglu_decode_kernel<Kernel>;
   // CTAs one SM holds at once: asked of the driver once per device.
-  static std::atomic<int> cached_ctas_per_sm[kMaxCachedDevices] = {};
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) return cudaGetLastError();
-  int ctas_per_sm = device < kMaxCachedDevices ? cached_ctas_per_sm[device].load() : 0;
-  if (ctas_per_sm == 0) {
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas_per_sm, kernel, Kernel::kThreads, 0) !=
-            cudaSuccess ||
-        ctas_per_sm <= 0) {
-      (void)cudaGetLastError();  // the query's own error: assume the launch bound's two
-      ctas_per_sm = 2;
+  int ctas_per_sm = once_per_device([&] {
+    int n = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, Kernel::kThreads, 0) != cudaSuccess) {
+      (void)cudaGetLastError();  // the query's own error: the fallback below decides
+      n = 0;
     }
-    if (device < kMaxCachedDevices) cached_ctas_per_sm[device].store(ctas_per_sm);
-  }
+    return n;
+  });
+  if (ctas_per_sm <= 0) ctas_per_sm = 2;  // the launch bound's two
   DecodePlan const plan = make_decode_plan(p.m, p.k, p.i, Kernel::kTokensPerCta,
                                            Kernel::kColGroupsPerWarp, int64_t(sm_count) * ctas_per_sm);
   if (plan.ctas > INT32_MAX) return cudaErrorInvalidValue;
@@ -290,12 +286,8 @@ cudaError_t launch_sm90_swiglu_decode(SwigluParams const& p, int sm_count, cudaS
                                  static_cast<Element*>(p.out), p.ld_out,
                                  p.m, p.k, p.i,
                                  plan.token_blocks, plan.k_steps, plan.k_slices};
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(unsigned(plan.ctas), 1, 1);
-  config.blockDim = dim3(Kernel::kThreads, 1, 1);
-  config.stream = stream;
-  // The launch's own status; an error left earlier in the caller's thread is not ours to report.
-  return cudaLaunchKernelEx(&config, kernel, params);
+  Sm90Launch launch(dim3(unsigned(plan.ctas), 1, 1), Kernel::kThreads, 0, stream);
+  return launch.launch(kernel, params);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -504,29 +496,15 @@ cudaError_t launch_sm90_swiglu_decode_stream(SwigluParams const& p, int sm_count
                                  p.m, p.k, p.i,
                                  plan.token_blocks, plan.k_steps, plan.k_slices,
                                  plan.tasks};
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(unsigned(plan.ctas), 1, 1);
-  config.blockDim = dim3(Kernel::kThreads, 1, 1);
-  config.dynamicSmemBytes = Kernel::kSmemBytes;
-  config.stream = stream;
-  return cudaLaunchKernelEx(&config, kernel, params);
+  Sm90Launch launch(dim3(unsigned(plan.ctas), 1, 1), Kernel::kThreads, Kernel::kSmemBytes, stream);
+  return launch.launch(kernel, params);
 }
 
 }  // namespace tileglu::kernels
 
-// One line per shipped (config, dtype) in instantiations/: defines launch_<name>_<dtype>.
-// The trailing arguments are Sm90SwigluDecode's after the element type.
-#define TILEGLU_INSTANTIATE_DECODE(name, dtype, Element, ...)                                    \
-  namespace tileglu::kernels {                                                                  \
-  cudaError_t launch_##name##_##dtype(SwigluParams const& p, int sm_count, cudaStream_t stream) { \
-    return launch_sm90_swiglu_decode<Sm90SwigluDecode<Element, __VA_ARGS__>>(p, sm_count, stream); \
-  }                                                                                             \
-  }
-
-// The streaming variant's instantiations; trailing arguments: Sm90SwigluDecodeStream's.
-#define TILEGLU_INSTANTIATE_DECODE_STREAM(name, dtype, Element, ...)                             \
-  namespace tileglu::kernels {                                                                  \
-  cudaError_t launch_##name##_##dtype(SwigluParams const& p, int sm_count, cudaStream_t stream) { \
-    return launch_sm90_swiglu_decode_stream<Sm90SwigluDecodeStream<Element, __VA_ARGS__>>(p, sm_count, stream); \
-  }                                                                                             \
-  }
+// One line per shipped (config, dtype) in instantiations/ (sm90_launch.hpp); the trailing
+// arguments are Sm90SwigluDecode's (Sm90SwigluDecodeStream's) after the element type.
+#define TILEGLU_INSTANTIATE_DECODE(name, dtype, Element, ...) \
+  TILEGLU_INSTANTIATE(launch_sm90_swiglu_decode, Sm90SwigluDecode, name, dtype, Element, __VA_ARGS__)
+#define TILEGLU_INSTANTIATE_DECODE_STREAM(name, dtype, Element, ...) \
+  TILEGLU_INSTANTIATE(launch_sm90_swiglu_decode_stream, Sm90SwigluDecodeStream, name, dtype, Element, __VA_ARGS__)

@@ -10,10 +10,14 @@
 // accumulator (see sm90_swiglu_epilogue.hpp). The stage's full barrier counts the bytes of all
 // three copies.
 //
-// Cluster (kClusterN = 2): the CTAs of a cluster share the M-block; each loads half the X tile
-// and multicasts it to both, cutting L2->SM traffic per stage from (tile_m + 2 tile_n) * tile_k
-// to (tile_m / 2 + 2 tile_n) * tile_k elements. Measured on H200 it does not pay at 128x64 output
-// tiles (0-9% slower than no cluster, bench/NOTES.md), so dispatch uses it only when forced.
+// Clusters of kClusterM x kClusterN CTAs (cluster x = M direction, y = N direction, as CUTLASS's
+// PipelineTmaAsync expects): the kClusterN CTAs of a cluster column share an M-block and each
+// loads 1/kClusterN of the X tile and multicasts it to the others (X multicast); the kClusterM
+// CTAs of a cluster row share an N-block and each loads 1/kClusterM of the gate and up tiles and
+// multicasts them (weight multicast). L2->SM traffic per CTA and stage falls from
+// (tile_m + 2 tile_n) * tile_k to (tile_m / kClusterN + 2 tile_n / kClusterM) * tile_k elements.
+// Weight multicast halves the larger operand of the wide tiles: it is what cuBLAS's large-M
+// kernels do (swap-AB 256x128 tiles in 1x2 clusters, the weights shared; bench/NOTES.md).
 //
 // Promotion (kPromoteKTiles = P > 0): the tensor cores' fp32 accumulation over a long K loses
 // bits (the share of outputs more than 1 bf16 ulp from the exact result grows with K, measured
@@ -48,7 +52,7 @@ namespace tileglu::kernels {
 
 template <class Element_, int kTileM_, int kTileN_, int kTileK_, int kStages_, int kClusterN_,
           int kPromoteKTiles_, bool kSplitAccumulators_ = false, int kConsumerWarpgroups_ = 1,
-          bool kSequential_ = false>
+          bool kSequential_ = false, int kClusterM_ = 1>
 struct Sm90SwigluMainloop {
   using Element = Element_;
   static constexpr int kTileM = kTileM_;        // rows of X per warpgroup tile
@@ -57,6 +61,8 @@ struct Sm90SwigluMainloop {
   static constexpr int kTileK = kTileK_;
   static constexpr int kStages = kStages_;
   static constexpr int kClusterN = kClusterN_;  // CTAs sharing (multicasting) one X tile
+  static constexpr int kClusterM = kClusterM_;  // CTAs sharing (multicasting) one weight tile
+  static constexpr int kClusterSize = kClusterM * kClusterN;
   static constexpr int kPromoteKTiles = kPromoteKTiles_;  // 0: accumulate in the tensor cores only
   // false (Kernel-2): one WGMMA of N = 2*tile_n per k-block, one accumulator over [gate | up].
   // true (Kernel-1): WGMMA atoms of N = tile_n, so the same loop issues two WGMMAs per k-block
@@ -77,6 +83,8 @@ struct Sm90SwigluMainloop {
   static_assert(kClusterN == 1 || kClusterN == 2, "X multicast over 1 or 2 CTAs");
   static_assert(kPromoteKTiles >= 0, "promotion interval is a number of k tiles");
   static_assert(kTileM % (8 * kClusterN) == 0, "each CTA multicasts whole swizzle atoms of X");
+  static_assert(kClusterM == 1 || kClusterM == 2, "weight multicast over 1 or 2 CTAs");
+  static_assert(kTileN % (8 * kClusterM) == 0, "each CTA multicasts whole swizzle atoms of the weights");
   static_assert(!kSequential || kSplitAccumulators, "the sequential sweeps fill separate gate and up accumulators");
   static_assert(!kSequential || kPromoteKTiles == 0, "the sequential sweeps have no promoted variant");
 
@@ -122,9 +130,11 @@ struct Sm90SwigluMainloop {
       uint32_t((kTileM + (kSequential ? kTileN : kGemmTileN)) * kTileK * sizeof(Element));
 
   using Pipeline = cutlass::PipelineTmaAsync<kStages>;
-  // The pipeline's view of the cluster: consumers release a stage to every CTA that wrote it.
-  using ClusterShape = cute::Shape<cute::Int<kClusterN>, cute::_1, cute::_1>;
+  // The pipeline's view of the cluster: consumers release a stage to every CTA that wrote it,
+  // those of the same cluster row (weights) and column (X).
+  using ClusterShape = cute::Shape<cute::Int<kClusterM>, cute::Int<kClusterN>, cute::_1>;
   using CopyOpX = cute::conditional_t<kClusterN == 1, cute::SM90_TMA_LOAD, cute::SM90_TMA_LOAD_MULTICAST>;
+  using CopyOpW = cute::conditional_t<kClusterM == 1, cute::SM90_TMA_LOAD, cute::SM90_TMA_LOAD_MULTICAST>;
   using PipelineState = cutlass::PipelineState<kStages>;
 
   struct SharedStorage {
@@ -137,7 +147,8 @@ struct Sm90SwigluMainloop {
   using GmemTensor = decltype(cute::make_tensor(cute::make_gmem_ptr(static_cast<Element const*>(nullptr)), GmemLayout{}));
   using TmaX = decltype(cute::make_tma_copy(CopyOpX{}, GmemTensor{}, SmemLayoutABlock{},
                                             cute::Int<kClusterN>{}));
-  using TmaW = decltype(cute::make_tma_copy(cute::SM90_TMA_LOAD{}, GmemTensor{}, SmemLayoutBHalf{}));
+  using TmaW = decltype(cute::make_tma_copy(CopyOpW{}, GmemTensor{}, SmemLayoutBHalf{},
+                                            cute::Int<kClusterM>{}));
 
   struct Params {
     TmaX tma_x;
@@ -153,8 +164,8 @@ struct Sm90SwigluMainloop {
       return make_tensor(make_gmem_ptr(ptr), make_layout(make_shape(rows, cols), make_stride(ld, _1{})));
     };
     return Params{make_tma_copy(CopyOpX{}, gmem(x, m, k, ldx), SmemLayoutABlock{}, Int<kClusterN>{}),
-                  make_tma_copy(SM90_TMA_LOAD{}, gmem(w_gate, i, k, ld_gate), SmemLayoutBHalf{}),
-                  make_tma_copy(SM90_TMA_LOAD{}, gmem(w_up, i, k, ld_up), SmemLayoutBHalf{}),
+                  make_tma_copy(CopyOpW{}, gmem(w_gate, i, k, ld_gate), SmemLayoutBHalf{}, Int<kClusterM>{}),
+                  make_tma_copy(CopyOpW{}, gmem(w_up, i, k, ld_up), SmemLayoutBHalf{}, Int<kClusterM>{}),
                   m, k, i};
   }
 
@@ -192,7 +203,8 @@ struct Sm90SwigluMainloop {
 
   // Producer: issues the K sweep(s) of one output tile, k tiles [k_begin, k_begin + k_count) (the
   // whole K by default; a split-K CTA takes its range). Called by one elected thread.
-  // `cta_rank` picks this CTA's slice of the multicast X tile. PipelineT: the Pingpong kernel's
+  // `cta_rank` (the CTA's rank in its cluster, x-major) picks this CTA's slices of the multicast
+  // X and weight tiles and the CTAs each slice goes to. PipelineT: the Pingpong kernel's
   // Pipeline, or any pipeline with its interface (sm90_local_tma_pipeline.hpp).
   template <class PipelineT, class StateT>
   CUTLASS_DEVICE static void load(Params const& p, PipelineT& pipeline, StateT& write_state,
@@ -208,10 +220,17 @@ struct Sm90SwigluMainloop {
     Tensor gG = local_tile(mG, make_shape(Int<kTileN>{}, Int<kAtomK>{}), make_coord(n_blk, _));  // (BN,64,k64)
     Tensor gU = local_tile(mU, make_shape(Int<kTileN>{}, Int<kAtomK>{}), make_coord(n_blk, _));
 
-    auto tma_x = p.tma_x.get_slice(cta_rank);
-    constexpr uint16_t kMulticastMask = uint16_t((1u << kClusterN) - 1);
-    auto tma_g = p.tma_gate.get_slice(Int<0>{});
-    auto tma_u = p.tma_up.get_slice(Int<0>{});
+    // Cluster coordinates: cta_m along M (which weight slice), cta_n along N (which X slice).
+    int const cta_m = cta_rank % kClusterM;
+    int const cta_n = cta_rank / kClusterM;
+    // X goes to the cluster column (ranks cta_m + y * kClusterM), the weights to the cluster row.
+    uint16_t x_mask = 0;
+    CUTLASS_PRAGMA_UNROLL
+    for (int y = 0; y < kClusterN; ++y) x_mask |= uint16_t(1u << (cta_m + y * kClusterM));
+    uint16_t const w_mask = uint16_t(((1u << kClusterM) - 1) << (cta_n * kClusterM));
+    auto tma_x = p.tma_x.get_slice(cta_n);
+    auto tma_g = p.tma_gate.get_slice(cta_m);
+    auto tma_u = p.tma_up.get_slice(cta_m);
     Tensor tXgX = tma_x.partition_S(gX);  // (TMA,TMA_M,TMA_K,k64)
     Tensor tGgG = tma_g.partition_S(gG);
     Tensor tUgU = tma_u.partition_S(gU);
@@ -237,9 +256,9 @@ struct Sm90SwigluMainloop {
           // the stage is always the first tile_n rows, the operand mma_sequential reads).
           Tensor sG = make_tensor(make_smem_ptr(block_b), SmemLayoutBHalf{});
           Tensor sU = make_tensor(make_smem_ptr(block_b + (kSequential ? 0 : kHalfElemsB)), SmemLayoutBHalf{});
-          copy(p.tma_x.with(*full_barrier, kMulticastMask), tXgX(_, _, _, k64), tma_x.partition_D(sX));
-          if (load_gate) copy(p.tma_gate.with(*full_barrier), tGgG(_, _, _, k64), tma_g.partition_D(sG));
-          if (load_up) copy(p.tma_up.with(*full_barrier), tUgU(_, _, _, k64), tma_u.partition_D(sU));
+          copy(p.tma_x.with(*full_barrier, x_mask), tXgX(_, _, _, k64), tma_x.partition_D(sX));
+          if (load_gate) copy(p.tma_gate.with(*full_barrier, w_mask), tGgG(_, _, _, k64), tma_g.partition_D(sG));
+          if (load_up) copy(p.tma_up.with(*full_barrier, w_mask), tUgU(_, _, _, k64), tma_u.partition_D(sU));
         }
         ++write_state;
       }

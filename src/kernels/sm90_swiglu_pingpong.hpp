@@ -24,17 +24,16 @@
 // other's, so the SwiGLU math and the stores of one consumer (sm90_swiglu_epilogue.hpp) run
 // while the other consumer issues WGMMA — that is where the epilogue hides.
 //
-// Clusters: with kClusterN = 2 the two CTAs of a cluster take neighbouring N-blocks of one
-// M-block and multicast the shared X tile (see the mainloop). Both CTAs walk the same sequence
-// of cluster tiles; where I has an odd number of N-blocks the second CTA's last tile lies past
-// I: it still loads (zeros) and multiplies so that the multicast and the barriers stay paired,
-// and its stores are predicated off.
+// Clusters of kClusterM x kClusterN CTAs take a block of neighbouring tiles: kClusterN N-blocks
+// of one M-block share (multicast) the X tile, kClusterM M-blocks of one N-block the weight tiles
+// (see the mainloop). Every CTA of a cluster walks the same sequence of cluster tiles; where M or
+// I does not fill the last cluster tile, a CTA's tile lies past M or I: it still loads (zeros)
+// and multiplies so that the multicasts and the barriers stay paired, and stores nothing.
 //
 // Register split: the producer gives registers back (setmaxnreg 40) so each consumer can
 // hold 232; a 128 x 128 fp32 accumulator costs 128 of them per thread.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 
 #include <cute/tensor.hpp>
@@ -43,6 +42,7 @@
 #include <cutlass/cutlass.h>
 #include <cutlass/pipeline/sm90_pipeline.hpp>
 
+#include "sm90_launch.hpp"
 #include "sm90_swiglu_epilogue.hpp"
 #include "sm90_swiglu_mainloop_tma_gmma_ws.hpp"
 #include "sm90_tile_scheduler.hpp"
@@ -52,10 +52,13 @@ namespace tileglu::kernels {
 
 template <class Element_, int kTileM, int kTileN, int kTileK, int kStages, int kClusterN_,
           int kPromoteKTiles = 0, bool kSplitAccumulators = false, bool kOverlapEpilogue_ = true,
-          bool kCooperative_ = false, bool kTmaStore_ = false, bool kSequential_ = false>
+          bool kCooperative_ = false, bool kTmaStore_ = false, bool kSequential_ = false,
+          int kClusterM_ = 1>
 struct Sm90SwigluPingpong {
   using Element = Element_;
-  static constexpr int kClusterN = kClusterN_;
+  static constexpr int kClusterN = kClusterN_;  // cluster extent along N (X multicast)
+  static constexpr int kClusterM = kClusterM_;  // cluster extent along M (weight multicast)
+  static constexpr int kClusterSize = kClusterM * kClusterN;
   static constexpr bool kCooperative = kCooperative_;
   // true: the epilogue stages the output tile in shared memory and stores it with TMA
   // (Sm90SwigluTmaStore); false: register-direct stores.
@@ -72,7 +75,7 @@ struct Sm90SwigluPingpong {
   static_assert(!kSequential || !kCooperative, "the sequential sweeps are a Pingpong ablation");
   using Mainloop = Sm90SwigluMainloop<Element, kTileM, kTileN, kTileK, kStages, kClusterN,
                                         kPromoteKTiles, kSplitAccumulators, kCooperative ? 2 : 1,
-                                        kSequential>;
+                                        kSequential, kClusterM>;
   using Epilogue = Sm90SwigluEpilogue<Element, kTileM, kTileN,
                                       cute::conditional_t<kSequential, MulActivated, SiluMul>>;
   // Without kTmaStore no staging type is instantiated (its swizzle atom needs tile_n % 64 == 0).
@@ -157,15 +160,19 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
   typename Kernel::MathOrderBarrier math_order(smem.math_order, order_params);
 
   // Barriers initialised (in every CTA of the cluster) before anyone waits on or signals them.
-  if constexpr (Kernel::kClusterN > 1) {
+  if constexpr (Kernel::kClusterSize > 1) {
     cute::cluster_arrive_relaxed();
     cute::cluster_wait();
   } else {
     __syncthreads();
   }
-  int const cta_rank = Kernel::kClusterN > 1 ? int(cute::block_rank_in_cluster()) : 0;
-  int const cluster_id = int(blockIdx.x) / Kernel::kClusterN;
-  int const num_clusters = int(gridDim.x) / Kernel::kClusterN;
+  // The grid is (kClusterM * clusters, kClusterN): cluster c is blocks x in [c kClusterM,
+  // (c + 1) kClusterM), every y; the rank in the cluster is x-major.
+  int const cta_m = int(blockIdx.x) % Kernel::kClusterM;
+  int const cta_n = int(blockIdx.y);
+  int const cta_rank = cta_m + cta_n * Kernel::kClusterM;
+  int const cluster_id = int(blockIdx.x) / Kernel::kClusterM;
+  int const num_clusters = int(gridDim.x) / Kernel::kClusterM;
 
   Sm90StaticPersistentScheduler const& sched = params.scheduler;
   int const total_tiles = sched.total_tiles();
@@ -180,7 +187,8 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
       for (int tile = cluster_id; tile < total_tiles; tile += num_clusters) {
         int m_blk, n_blk;
         sched.tile_coord(tile, m_blk, n_blk);
-        n_blk = n_blk * Kernel::kClusterN + cta_rank;
+        m_blk = m_blk * Kernel::kClusterM + cta_m;
+        n_blk = n_blk * Kernel::kClusterN + cta_n;
         Mainloop::load(params.mainloop, pipeline, write_state, m_blk, n_blk, cta_rank, smem.tensors);
       }
       pipeline.producer_tail(write_state);
@@ -201,7 +209,8 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
     for (int tile = first_tile; tile < total_tiles; tile += tile_step) {
       int m_blk, n_blk;
       sched.tile_coord(tile, m_blk, n_blk);
-      n_blk = n_blk * Kernel::kClusterN + cta_rank;
+      m_blk = m_blk * Kernel::kClusterM + cta_m;
+      n_blk = n_blk * Kernel::kClusterN + cta_n;
       Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<Mainloop::kTileM>{}, Int<Mainloop::kGemmTileN>{}));
 
       if constexpr (!Kernel::kCooperative) math_order.wait();
@@ -253,10 +262,12 @@ cudaError_t launch_sm90_swiglu_pingpong(SwigluParams const& p, int sm_count, cud
       Mainloop::make_params(static_cast<Element const*>(p.x), p.ldx,
                             static_cast<Element const*>(p.w_gate), p.ld_gate,
                             static_cast<Element const*>(p.w_up), p.ld_up, p.m, p.k, p.i),
-      // Scheduler tiles are cluster tiles: kClusterN neighbouring N-blocks of one M-block.
+      // Scheduler tiles are cluster tiles: kClusterM x kClusterN neighbouring tiles.
       // (x - 1) / t + 1 rounds up without overflowing for x near INT_MAX (x >= 1 is validated).
-      Sm90StaticPersistentScheduler{(p.m - 1) / Mainloop::kTileM + 1,
-                                    (p.i - 1) / (Mainloop::kTileN * Kernel::kClusterN) + 1, 8},
+      // Raster bands of 8 tile rows (4 cluster rows of a weight-multicast cluster).
+      Sm90StaticPersistentScheduler{(p.m - 1) / (Mainloop::kTileM * Kernel::kClusterM) + 1,
+                                    (p.i - 1) / (Mainloop::kTileN * Kernel::kClusterN) + 1,
+                                    8 / Kernel::kClusterM},
       static_cast<Element*>(p.out), p.ld_out, {}};
   if constexpr (Kernel::kTmaStore) {
     params.tma_out = Kernel::TmaStore::make(static_cast<Element*>(p.out), p.m, p.i, p.ld_out);
@@ -273,52 +284,32 @@ cudaError_t launch_sm90_swiglu_pingpong(SwigluParams const& p, int sm_count, cud
                                          Kernel::kSmemBytes);
   if (err != cudaSuccess) return err;
 
-  cudaLaunchConfig_t config = {};
-  cudaLaunchAttribute attrs[1];
-  config.blockDim = dim3(Kernel::kThreads, 1, 1);
-  config.dynamicSmemBytes = Kernel::kSmemBytes;
-  config.stream = stream;
+  // Persistent grid: one CTA per SM, or as many clusters as fit at once, which depends on how
+  // the device's SMs group into GPCs: asked of the driver once per device.
   int max_clusters = sm_count;
-  if constexpr (Kernel::kClusterN > 1) {
-    attrs[0].id = cudaLaunchAttributeClusterDimension;
-    attrs[0].val.clusterDim.x = Kernel::kClusterN;
-    attrs[0].val.clusterDim.y = 1;
-    attrs[0].val.clusterDim.z = 1;
-    config.attrs = attrs;
-    config.numAttrs = 1;
-    // How many clusters fit at once depends on how the device's SMs group into GPCs: ask the
-    // driver once per device.
-    static std::atomic<int> cached_max_clusters[kMaxCachedDevices] = {};
-    int device = 0;
-    if (cudaGetDevice(&device) != cudaSuccess) return cudaGetLastError();
-    int cached = device < kMaxCachedDevices ? cached_max_clusters[device].load() : 0;
-    if (cached == 0) {
-      cudaLaunchConfig_t probe = config;
-      probe.gridDim = dim3(Kernel::kClusterN * sm_count, 1, 1);
+  if constexpr (Kernel::kClusterSize > 1) {
+    max_clusters = once_per_device([&] {
+      Sm90Launch probe(dim3(Kernel::kClusterM * (sm_count / Kernel::kClusterSize), Kernel::kClusterN, 1),
+                       Kernel::kThreads, Kernel::kSmemBytes, stream, Kernel::kClusterM, Kernel::kClusterN);
       int n = 0;
-      if (cudaOccupancyMaxActiveClusters(&n, kernel, &probe) != cudaSuccess || n <= 0) {
-        (void)cudaGetLastError();  // the query's own error: fall back to the SM count
-        n = sm_count / Kernel::kClusterN;
+      if (cudaOccupancyMaxActiveClusters(&n, kernel, probe.get()) != cudaSuccess) {
+        (void)cudaGetLastError();  // the query's own error: the fallback below decides
+        n = 0;
       }
-      cached = n;
-      if (device < kMaxCachedDevices) cached_max_clusters[device].store(cached);
-    }
-    max_clusters = cached;
+      return n;
+    });
+    if (max_clusters <= 0) max_clusters = sm_count / Kernel::kClusterSize;
   }
   int const tiles = params.scheduler.total_tiles();
   int const clusters = tiles < max_clusters ? tiles : max_clusters;
-  config.gridDim = dim3(clusters * Kernel::kClusterN, 1, 1);
-  // The launch's own status; an error left earlier in the caller's thread is not ours to report.
-  return cudaLaunchKernelEx(&config, kernel, params);
+  Sm90Launch launch(dim3(clusters * Kernel::kClusterM, Kernel::kClusterN, 1), Kernel::kThreads,
+                    Kernel::kSmemBytes, stream, Kernel::kClusterM, Kernel::kClusterN);
+  return launch.launch(kernel, params);
 }
 
 }  // namespace tileglu::kernels
 
-// One line per shipped (config, dtype) in instantiations/: defines launch_<name>_<dtype>.
-// The trailing arguments are Sm90SwigluPingpong's after the element type.
-#define TILEGLU_INSTANTIATE_PINGPONG(name, dtype, Element, ...)                                  \
-  namespace tileglu::kernels {                                                                  \
-  cudaError_t launch_##name##_##dtype(SwigluParams const& p, int sm_count, cudaStream_t stream) { \
-    return launch_sm90_swiglu_pingpong<Sm90SwigluPingpong<Element, __VA_ARGS__>>(p, sm_count, stream); \
-  }                                                                                             \
-  }
+// One line per shipped (config, dtype) in instantiations/ (sm90_launch.hpp); the trailing
+// arguments are Sm90SwigluPingpong's after the element type.
+#define TILEGLU_INSTANTIATE_PINGPONG(name, dtype, Element, ...) \
+  TILEGLU_INSTANTIATE(launch_sm90_swiglu_pingpong, Sm90SwigluPingpong, name, dtype, Element, __VA_ARGS__)

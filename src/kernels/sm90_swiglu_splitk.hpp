@@ -33,6 +33,7 @@
 #include <cutlass/cutlass.h>
 
 #include "sm90_cluster_dsmem.hpp"
+#include "sm90_launch.hpp"
 #include "sm90_local_tma_pipeline.hpp"
 #include "sm90_swiglu_epilogue.hpp"
 #include "sm90_swiglu_mainloop_tma_gmma_ws.hpp"
@@ -207,28 +208,14 @@ cudaError_t launch_sm90_swiglu_splitk(SwigluParams const& p, int /*sm_count*/, c
                                          Kernel::kSmemBytes);
   if (err != cudaSuccess) return err;
 
-  cudaLaunchConfig_t config = {};
-  cudaLaunchAttribute attrs[1];
-  config.gridDim = dim3(unsigned(tiles_n * Kernel::kSplits), unsigned(tiles_m), 1);
-  config.blockDim = dim3(Kernel::kThreads, 1, 1);
-  config.dynamicSmemBytes = Kernel::kSmemBytes;
-  config.stream = stream;
-  attrs[0].id = cudaLaunchAttributeClusterDimension;
-  attrs[0].val.clusterDim.x = Kernel::kSplits;
-  attrs[0].val.clusterDim.y = 1;
-  attrs[0].val.clusterDim.z = 1;
-  config.attrs = attrs;
-  config.numAttrs = 1;
-  return cudaLaunchKernelEx(&config, kernel, params);
+  Sm90Launch launch(dim3(unsigned(tiles_n * Kernel::kSplits), unsigned(tiles_m), 1), Kernel::kThreads,
+                    Kernel::kSmemBytes, stream, Kernel::kSplits);
+  return launch.launch(kernel, params);
 }
 
 }  // namespace tileglu::kernels
 
-// One line per shipped (config, dtype) in instantiations/: defines launch_<name>_<dtype>.
-// The trailing arguments are Sm90SwigluSplitK's after the element type.
-#define TILEGLU_INSTANTIATE_SPLITK(name, dtype, Element, ...)                                    \
-  namespace tileglu::kernels {                                                                  \
-  cudaError_t launch_##name##_##dtype(SwigluParams const& p, int sm_count, cudaStream_t stream) { \
-    return launch_sm90_swiglu_splitk<Sm90SwigluSplitK<Element, __VA_ARGS__>>(p, sm_count, stream); \
-  }                                                                                             \
-  }
+// One line per shipped (config, dtype) in instantiations/ (sm90_launch.hpp); the trailing
+// arguments are Sm90SwigluSplitK's after the element type.
+#define TILEGLU_INSTANTIATE_SPLITK(name, dtype, Element, ...) \
+  TILEGLU_INSTANTIATE(launch_sm90_swiglu_splitk, Sm90SwigluSplitK, name, dtype, Element, __VA_ARGS__)

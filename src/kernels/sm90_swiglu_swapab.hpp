@@ -37,7 +37,6 @@
 // the middle ones (the tuner picks per shape).
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -50,6 +49,7 @@
 
 #include "decode_plan.h"
 #include "sm90_cluster_dsmem.hpp"
+#include "sm90_launch.hpp"
 #include "sm90_local_tma_pipeline.hpp"
 #include "sm90_wgmma_k_sweep.hpp"
 #include "swiglu_activation.hpp"
@@ -324,15 +324,13 @@ cudaError_t launch_sm90_swiglu_swapab(SwigluParams const& p, int sm_count, cudaS
   }
 
   auto* kernel = &sm90_swiglu_swapab_kernel<Kernel>;
-  // The shared-memory opt-in, once per device.
-  static std::atomic<bool> smem_opted_in[kMaxCachedDevices] = {};
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) return cudaGetLastError();
-  if (device >= kMaxCachedDevices || !smem_opted_in[device].load()) {
-    cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           Kernel::kSmemBytes);
-    if (err != cudaSuccess) return err;
-    if (device < kMaxCachedDevices) smem_opted_in[device].store(true);
+  // The shared-memory opt-in, once per device (decode launches are a few microseconds).
+  cudaError_t opt_in = cudaSuccess;
+  if (once_per_device([&] {
+        opt_in = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Kernel::kSmemBytes);
+        return opt_in == cudaSuccess ? 1 : 0;
+      }) <= 0) {
+    return opt_in != cudaSuccess ? opt_in : cudaGetLastError();
   }
   params.splits = swapab_splits(tiles * token_blocks, params.k_tiles, sm_count);
   char const* forced = std::getenv("TILEGLU_SWAPAB_SPLITS");
@@ -344,31 +342,14 @@ cudaError_t launch_sm90_swiglu_swapab(SwigluParams const& p, int sm_count, cudaS
                  forced, kSwapABMaxSplits);
   }
 
-  cudaLaunchConfig_t config = {};
-  cudaLaunchAttribute attrs[1];
-  config.gridDim = dim3(unsigned(tiles * params.splits), unsigned(token_blocks), 1);
-  config.blockDim = dim3(Kernel::kThreads, 1, 1);
-  config.dynamicSmemBytes = Kernel::kSmemBytes;
-  config.stream = stream;
-  if (params.splits > 1) {
-    attrs[0].id = cudaLaunchAttributeClusterDimension;
-    attrs[0].val.clusterDim.x = unsigned(params.splits);
-    attrs[0].val.clusterDim.y = 1;
-    attrs[0].val.clusterDim.z = 1;
-    config.attrs = attrs;
-    config.numAttrs = 1;
-  }
-  // The launch's own status; an error left earlier in the caller's thread is not ours to report.
-  return cudaLaunchKernelEx(&config, kernel, params);
+  Sm90Launch launch(dim3(unsigned(tiles * params.splits), unsigned(token_blocks), 1), Kernel::kThreads,
+                    Kernel::kSmemBytes, stream, unsigned(params.splits));
+  return launch.launch(kernel, params);
 }
 
 }  // namespace tileglu::kernels
 
-// One line per shipped (config, dtype) in instantiations/: defines launch_<name>_<dtype>.
-// The trailing arguments are Sm90SwigluSwapAB's after the element type.
-#define TILEGLU_INSTANTIATE_SWAPAB(name, dtype, Element, ...)                                    \
-  namespace tileglu::kernels {                                                                  \
-  cudaError_t launch_##name##_##dtype(SwigluParams const& p, int sm_count, cudaStream_t stream) { \
-    return launch_sm90_swiglu_swapab<Sm90SwigluSwapAB<Element, __VA_ARGS__>>(p, sm_count, stream); \
-  }                                                                                             \
-  }
+// One line per shipped (config, dtype) in instantiations/ (sm90_launch.hpp); the trailing
+// arguments are Sm90SwigluSwapAB's after the element type.
+#define TILEGLU_INSTANTIATE_SWAPAB(name, dtype, Element, ...) \
+  TILEGLU_INSTANTIATE(launch_sm90_swiglu_swapab, Sm90SwigluSwapAB, name, dtype, Element, __VA_ARGS__)

@@ -241,6 +241,9 @@ INSTANTIATE_TEST_SUITE_P(
                                      "k2_pingpong_128x64x64_s6_tma", "k2_pingpong_64x64x64_s8_tma",
                                      "k2_pingpong_64x128x64_s4_tma", "k2_coop_128x128x64_s4_tma",
                                      "k2_pingpong_128x64x64_c2_s6_tma", "k2_coop_128x128x64_c2_s4_tma",
+                                     // Weight multicast (2x1 and 2x2 clusters).
+                                     "k2_pingpong_128x64x64_m2_s6_tma", "k2_coop_128x128x64_m2_s4_tma",
+                                     "k2_pingpong_128x64x64_m2c2_s6_tma", "k2_coop_128x128x64_m2c2_s4_tma",
                                      // 128-deep k tiles.
                                      "k2_pingpong_64x128x128_s2", "k2_pingpong_64x64x128_s4",
                                      "k2_pingpong_128x64x128_s3",

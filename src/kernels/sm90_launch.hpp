@@ -1,0 +1,79 @@
+// Host-side launch plumbing shared by the kernel families' launchers (Pingpong/Cooperative,
+// split-K, swap-AB, decode): a launch configuration with an optional thread-block cluster, a
+// per-device cache for what the launchers ask the driver once, and the one macro that defines a
+// config's launch_<name>_<dtype> entry point in its instantiations/ translation unit.
+#pragma once
+
+#include <atomic>
+
+#include <cuda_runtime.h>
+
+#include "swiglu_params.h"
+
+namespace tileglu::kernels {
+
+// cudaLaunchKernelEx's configuration for `threads`-thread CTAs with `smem_bytes` of dynamic
+// shared memory on `stream`, in clusters of cluster_x x cluster_y CTAs when that is more than one
+// (the grid must be whole clusters in each dimension).
+struct Sm90Launch {
+  cudaLaunchConfig_t config = {};
+  cudaLaunchAttribute cluster = {};
+
+  Sm90Launch(dim3 grid, int threads, int smem_bytes, cudaStream_t stream, unsigned cluster_x = 1,
+             unsigned cluster_y = 1) {
+    config.gridDim = grid;
+    config.blockDim = dim3(unsigned(threads), 1, 1);
+    config.dynamicSmemBytes = size_t(smem_bytes);
+    config.stream = stream;
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = cluster_x;
+    cluster.val.clusterDim.y = cluster_y;
+    cluster.val.clusterDim.z = 1;
+  }
+
+  // The configuration to launch or query with; points into this object, so use it in place.
+  cudaLaunchConfig_t const* get() {
+    bool const clustered = cluster.val.clusterDim.x * cluster.val.clusterDim.y > 1;
+    config.attrs = clustered ? &cluster : nullptr;
+    config.numAttrs = clustered ? 1 : 0;
+    return &config;
+  }
+
+  // The launch's own status; an error left earlier in the caller's thread is not ours to report.
+  template <class Params>
+  cudaError_t launch(void (*kernel)(Params), Params const& params) {
+    return cudaLaunchKernelEx(get(), kernel, params);
+  }
+};
+
+// A positive value asked of the driver once per device: `query()` runs the first time a device
+// asks (every time for ordinals past kMaxCachedDevices) and returns it, or <= 0 on failure, which
+// is not cached. One cache per Query type: each launcher's lambda, per kernel, has its own.
+// Returns <= 0 (and leaves the error to the caller's fallback) when the query fails.
+template <class Query>
+int once_per_device(Query const& query) {
+  static std::atomic<int> cache[kMaxCachedDevices] = {};
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return query();
+  }
+  int value = device < kMaxCachedDevices ? cache[device].load() : 0;
+  if (value <= 0) {
+    value = query();
+    if (value > 0 && device < kMaxCachedDevices) cache[device].store(value);
+  }
+  return value;
+}
+
+}  // namespace tileglu::kernels
+
+// One line per shipped (config, dtype) in instantiations/: defines launch_<name>_<dtype>, which
+// runs `launcher` on KernelT<Element, ...>. Each family header wraps it as
+// TILEGLU_INSTANTIATE_<FAMILY>(name, dtype, Element, template arguments after the element).
+#define TILEGLU_INSTANTIATE(launcher, KernelT, name, dtype, Element, ...)                       \
+  namespace tileglu::kernels {                                                                  \
+  cudaError_t launch_##name##_##dtype(SwigluParams const& p, int sm_count, cudaStream_t stream) { \
+    return launcher<KernelT<Element, __VA_ARGS__>>(p, sm_count, stream);                        \
+  }                                                                                             \
+  }
