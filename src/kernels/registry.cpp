@@ -30,6 +30,8 @@ TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_m2_s6_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_m2_s4_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_m2c2_s6_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_m2c2_s4_tma)
+TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x96x64_s6)
+TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x96x64_s5)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x128x128_s2)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x64x128_s4)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x128_s3)
@@ -128,6 +130,15 @@ const KernelEntry kRegistry[] = {
      kernels::launch_k2_pingpong_128x64x64_m2c2_s6_tma_bf16, kernels::launch_k2_pingpong_128x64x64_m2c2_s6_tma_fp16},
     {{"k2_coop_128x128x64_m2c2_s4_tma", 2, 128, 128, 64, 4, 2, 2, 0, 1, false, false},
      kernels::launch_k2_coop_128x128x64_m2c2_s4_tma_bf16, kernels::launch_k2_coop_128x128x64_m2c2_s4_tma_fp16},
+    // 96 output columns (a 192-wide GEMM tile, WGMMA N = 192): the Qwen2.5 intermediate sizes are
+    // whole multiples of 96 at 14B/32B/72B and nearly so elsewhere, and at prefill M of a few
+    // hundred the tile counts land on whole waves where the 64-wide tiles leave a partial one
+    // (7B M = 256: 2 x 198 Cooperative tiles = 3.0 waves of 132 SMs, 4 x 198 Pingpong tiles = 6.0,
+    // against 2 x 296 = 4.48 for 128x64). No TMA-store variant: its staging swizzle wants 64 | tile_n.
+    {{"k2_pingpong_64x96x64_s6", 2, 64, 96, 64, 6, 1, 1, 0, 1, false, false},
+     kernels::launch_k2_pingpong_64x96x64_s6_bf16, kernels::launch_k2_pingpong_64x96x64_s6_fp16},
+    {{"k2_coop_128x96x64_s5", 2, 128, 96, 64, 5, 1, 1, 0, 1, false, false},
+     kernels::launch_k2_coop_128x96x64_s5_bf16, kernels::launch_k2_coop_128x96x64_s5_fp16},
     // 128-deep k tiles: each stage reads 256 contiguous bytes of every weight row (two TMA boxes
     // per operand) instead of 128, and the consumers wait on half as many barriers.
     {{"k2_pingpong_64x128x128_s2", 2, 64, 128, 128, 2, 1, 1, 0, 1, false, false},

@@ -1,0 +1,4 @@
+// Kernel-2 Pingpong, 64x96 output tile (GEMM tile 64x192x64: one m64n192k16 WGMMA per k-block), 6 stages, cluster 1x1, bf16.
+#include "../sm90_swiglu_pingpong.hpp"
+
+TILEGLU_INSTANTIATE_PINGPONG(k2_pingpong_64x96x64_s6, bf16, cutlass::bfloat16_t, 64, 96, 64, 6, 1, 0)
