@@ -28,10 +28,7 @@ TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_c2_s6_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_c2_s4_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_m2_s6_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_m2_s4_tma)
-TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_m2c2_s6_tma)
-TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_m2c2_s4_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x96x64_s6)
-TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x96x64_s5)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x128x128_s2)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x64x128_s4)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x128_s3)
@@ -119,26 +116,25 @@ const KernelEntry kRegistry[] = {
     {{"k2_coop_128x128x64_c2_s4_tma", 2, 128, 128, 64, 4, 1, 2, 0, 1, false, false},
      kernels::launch_k2_coop_128x128x64_c2_s4_tma_bf16, kernels::launch_k2_coop_128x128x64_c2_s4_tma_fp16},
     // Weight multicast: 2x1 clusters share each weight tile between two M-blocks (each CTA loads
-    // half the gate and up rows), 2x2 clusters share X as well. Per CTA and k, L2 -> SM operand
-    // rows fall from tile_m + 2 tile_n to tile_m + tile_n (2x1) and tile_m / 2 + tile_n (2x2);
-    // the Cooperative 2x1 tile feeds the same bytes per MAC as cuBLAS's 256x128 1x2 kernel.
+    // half the gate and up rows): per CTA and k, L2 -> SM operand rows fall from tile_m + 2 tile_n
+    // to tile_m + tile_n; the Cooperative tile then feeds the same bytes per MAC as cuBLAS's 256x128
+    // 1x2 kernel. Measured (H200, two same-process tune runs, 42 shape x M rows at M >= 2048): the
+    // Pingpong m2 tile takes 1.02x the unclustered one's time (geomean; two rows tie or win), so
+    // L2 -> SM bytes are not what holds the large-M tiles back. The Cooperative m2 tile took
+    // 0.92-1.06x the unclustered Cooperative tile (one run); 2x2 clusters (X multicast too)
+    // 0.98-1.10x the Pingpong tile and are not shipped, though the kernel supports them
+    // (bench/NOTES.md session 6).
     {{"k2_pingpong_128x64x64_m2_s6_tma", 2, 128, 64, 64, 6, 2, 1, 0, 1, false, false},
      kernels::launch_k2_pingpong_128x64x64_m2_s6_tma_bf16, kernels::launch_k2_pingpong_128x64x64_m2_s6_tma_fp16},
     {{"k2_coop_128x128x64_m2_s4_tma", 2, 128, 128, 64, 4, 2, 1, 0, 1, false, false},
      kernels::launch_k2_coop_128x128x64_m2_s4_tma_bf16, kernels::launch_k2_coop_128x128x64_m2_s4_tma_fp16},
-    {{"k2_pingpong_128x64x64_m2c2_s6_tma", 2, 128, 64, 64, 6, 2, 2, 0, 1, false, false},
-     kernels::launch_k2_pingpong_128x64x64_m2c2_s6_tma_bf16, kernels::launch_k2_pingpong_128x64x64_m2c2_s6_tma_fp16},
-    {{"k2_coop_128x128x64_m2c2_s4_tma", 2, 128, 128, 64, 4, 2, 2, 0, 1, false, false},
-     kernels::launch_k2_coop_128x128x64_m2c2_s4_tma_bf16, kernels::launch_k2_coop_128x128x64_m2c2_s4_tma_fp16},
-    // 96 output columns (a 192-wide GEMM tile, WGMMA N = 192): the Qwen2.5 intermediate sizes are
-    // whole multiples of 96 at 14B/32B/72B and nearly so elsewhere, and at prefill M of a few
-    // hundred the tile counts land on whole waves where the 64-wide tiles leave a partial one
-    // (7B M = 256: 2 x 198 Cooperative tiles = 3.0 waves of 132 SMs, 4 x 198 Pingpong tiles = 6.0,
-    // against 2 x 296 = 4.48 for 128x64). No TMA-store variant: its staging swizzle wants 64 | tile_n.
+    // 96 output columns (a 192-wide GEMM tile, WGMMA N = 192), for whole waves at prefill M of a
+    // few hundred (7B M = 256: 4 x 198 tiles = 6.0 waves of 132 SMs, against 4.48 for 128x64).
+    // Measured: wins 7B M = 100/128, 72B M = 100, 3B M = 512 by 1.5-2 %, 1.04-1.3x elsewhere (the
+    // 128x96 Cooperative tile lost every row and is not shipped). No TMA-store variant: its
+    // staging swizzle wants 64 | tile_n.
     {{"k2_pingpong_64x96x64_s6", 2, 64, 96, 64, 6, 1, 1, 0, 1, false, false},
      kernels::launch_k2_pingpong_64x96x64_s6_bf16, kernels::launch_k2_pingpong_64x96x64_s6_fp16},
-    {{"k2_coop_128x96x64_s5", 2, 128, 96, 64, 5, 1, 1, 0, 1, false, false},
-     kernels::launch_k2_coop_128x96x64_s5_bf16, kernels::launch_k2_coop_128x96x64_s5_fp16},
     // 128-deep k tiles: each stage reads 256 contiguous bytes of every weight row (two TMA boxes
     // per operand) instead of 128, and the consumers wait on half as many barriers.
     {{"k2_pingpong_64x128x128_s2", 2, 64, 128, 128, 2, 1, 1, 0, 1, false, false},

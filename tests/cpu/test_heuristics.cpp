@@ -42,10 +42,7 @@ const KernelEntry kEntries[] = {
     {{"k2_coop_128x128x64_c2_s4_tma", 2, 128, 128, 64, 4, 1, 2, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k2_pingpong_128x64x64_m2_s6_tma", 2, 128, 64, 64, 6, 2, 1, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k2_coop_128x128x64_m2_s4_tma", 2, 128, 128, 64, 4, 2, 1, 0, 1, false, false}, fake_launch, fake_launch},
-    {{"k2_pingpong_128x64x64_m2c2_s6_tma", 2, 128, 64, 64, 6, 2, 2, 0, 1, false, false}, fake_launch, fake_launch},
-    {{"k2_coop_128x128x64_m2c2_s4_tma", 2, 128, 128, 64, 4, 2, 2, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k2_pingpong_64x96x64_s6", 2, 64, 96, 64, 6, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
-    {{"k2_coop_128x96x64_s5", 2, 128, 96, 64, 5, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k2_pingpong_64x128x128_s2", 2, 64, 128, 128, 2, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k2_pingpong_64x64x128_s4", 2, 64, 64, 128, 4, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k2_pingpong_128x64x128_s3", 2, 128, 64, 128, 3, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
@@ -67,7 +64,7 @@ const KernelEntry kEntries[] = {
     {{"k2_swapab_n64_s9", 2, 64, 64, 64, 9, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
     {{"k2_swapab_n128_s6", 2, 128, 64, 64, 6, 1, 1, 0, 1, false, false, 128}, fake_launch, fake_launch},
 };
-constexpr int kEntryCount = 43;
+constexpr int kEntryCount = 40;
 constexpr int kS6 = 0;        // 128x64
 constexpr int kC2 = 1;        // 128x64, cluster 1x2 multicasting X
 constexpr int kS8 = 2;        // 64x64

@@ -1,4 +1,0 @@
-// Kernel-2 Pingpong, 128x64 output tile (GEMM tile 128x128x64), 6 stages, cluster 2x2 (weight and X multicast), epilogue through shared memory and a TMA store, fp16.
-#include "../sm90_swiglu_pingpong.hpp"
-
-TILEGLU_INSTANTIATE_PINGPONG(k2_pingpong_128x64x64_m2c2_s6_tma, fp16, cutlass::half_t, 128, 64, 64, 6, 2, 0, false, true, false, true, false, 2)
