@@ -6,6 +6,9 @@
 # one slow step cannot eat the others' results. The device tool returns at most 8 files, so the
 # main results are plain files and everything else is packed, after every step, into
 # session.tar.gz.
+# Invocations sharing one call (one $OUT subdirectory each) add their plain files up: a session-6
+# call of three tune invocations made ten and lost two (a tune.json and its table); keep a call
+# to at most 8 plain files, or tar the subdirectories at its end.
 #   step      default limit  writes
 #   ctest     150            tests.txt: ctest (GPU tests included; $CTEST_ARGS, e.g. -R tma)
 #   bench     200            bench.json, log.txt: check (strict 0.01 %) + bench, default dispatch
