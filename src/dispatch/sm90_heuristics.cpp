@@ -135,8 +135,8 @@ int forced_index(const KernelEntry* entries, int count, const Shape& shape) {
 // `accumulation` is the mode the candidates were taken from (after a fallback, kTensorCore);
 // `fell_back` says that `promoted` was asked for and no promoted config could run the shape.
 void log_choice(const KernelEntry* entries, int count, const Shape& shape, int sm_count,
-                int chosen, bool forced, const TuningTable* table, Accumulation accumulation,
-                bool fell_back) {
+                int chosen, bool forced, const TuningTable* table, int table_k, int table_i,
+                Accumulation accumulation, bool fell_back) {
   std::string line;
   char buf[320];
   std::snprintf(buf, sizeof(buf),
@@ -148,7 +148,11 @@ void log_choice(const KernelEntry* entries, int count, const Shape& shape, int s
                 fell_back ? " (no promoted config serves the shape: tensorcore used)" : "");
   line += buf;
   if (table != nullptr) {
-    line += " (tuning table " + table->source + ")";
+    line += " (tuning table " + table->source;
+    if (table_k != shape.k || table_i != shape.i) {
+      line += ", nearest tuned shape k=" + std::to_string(table_k) + " i=" + std::to_string(table_i);
+    }
+    line += ")";
   } else if (!forced && chosen >= 0) {
     line += " (cost model)";
   }
@@ -275,16 +279,20 @@ int choose_kernel_from(const KernelEntry* entries, int count, int m, int k, int 
   int chosen = forced_index(entries, count, shape);
   const bool forced = chosen >= 0;
   const TuningTable* from_table = nullptr;
-  for (int t = 0; !forced && from_table == nullptr && t < table_count; ++t) {
-    const TuningTable* table = tables[t];
-    if (table == nullptr || table->sm_count != sm_count) continue;
-    const int idx = table->lookup(m, k, i, dtype);
-    if (idx < 0 || idx >= count || !is_valid(entries[idx], shape)) continue;
-    if (entries[idx].config.ablation) continue;  // benchmark-only: forced or not at all
-    const bool promoted = entries[idx].config.promote_k_tiles > 0;
-    if (promoted != (accumulation == Accumulation::kPromoted)) continue;
-    chosen = idx;
-    from_table = table;
+  int table_k = k, table_i = i;  // the tuned shape whose row was taken
+  // Every table's exact (K, I) first, then every table's nearest tuned shape (tuning_table.h).
+  for (int pass = 0; pass < 2 && !forced && from_table == nullptr; ++pass) {
+    for (int t = 0; from_table == nullptr && t < table_count; ++t) {
+      const TuningTable* table = tables[t];
+      if (table == nullptr || table->sm_count != sm_count) continue;
+      const int idx = table->lookup(m, k, i, dtype, pass == 1, &table_k, &table_i);
+      if (idx < 0 || idx >= count || !is_valid(entries[idx], shape)) continue;
+      if (entries[idx].config.ablation) continue;  // benchmark-only: forced or not at all
+      const bool promoted = entries[idx].config.promote_k_tiles > 0;
+      if (promoted != (accumulation == Accumulation::kPromoted)) continue;
+      chosen = idx;
+      from_table = table;
+    }
   }
   if (!forced && from_table == nullptr) {
     chosen = choose_from(entries, count, shape, sm_count, accumulation);
@@ -299,8 +307,8 @@ int choose_kernel_from(const KernelEntry* entries, int count, int m, int k, int 
     }
   }
   if (env_flag("TILEGLU_LOG_DISPATCH")) {
-    log_choice(entries, count, shape, sm_count, chosen, forced, from_table, accumulation,
-               fell_back);
+    log_choice(entries, count, shape, sm_count, chosen, forced, from_table, table_k, table_i,
+               accumulation, fell_back);
   }
   return chosen;
 }

@@ -52,7 +52,29 @@ std::string library_version() {
          "." + std::to_string(TILEGLU_VERSION_PATCH);
 }
 
-int TuningTable::lookup(int m, int k, int i, DType dtype) const {
+int TuningTable::lookup(int m, int k, int i, DType dtype, bool nearest_shape, int* from_k,
+                        int* from_i) const {
+  if (nearest_shape) {
+    // The tuned (K, I) nearest (k, i) on a log scale, each within a factor of 2; ties to the
+    // first row's shape. The product of the two ratios orders shapes as |ln K/k| + |ln I/i| does.
+    auto ratio = [](int a, int b) { return a > b ? static_cast<double>(a) / b : static_cast<double>(b) / a; };
+    int near_k = 0, near_i = 0;
+    double best = 0;
+    for (const TableRow& row : rows) {
+      const double rk = ratio(row.k, k), ri = ratio(row.i, i);
+      if (rk > 2.0 || ri > 2.0) continue;
+      if (near_k == 0 || rk * ri < best) {
+        near_k = row.k;
+        near_i = row.i;
+        best = rk * ri;
+      }
+    }
+    if (near_k == 0) return -1;
+    k = near_k;
+    i = near_i;
+  }
+  if (from_k != nullptr) *from_k = k;
+  if (from_i != nullptr) *from_i = i;
   // Rows of this (k, i) in the wanted dtype; failing that, in the other (same tiles, same speed).
   for (int pass = 0; pass < 2; ++pass) {
     int best = -1;

@@ -17,8 +17,15 @@
 // epilogue's share of the time, which only measurement sees.
 //
 // Lookup: rows with the problem's K and I (and dtype; the other dtype's rows when the table has
-// none for it) and the tuned M nearest the problem's M on a log scale, ties to the larger M. A
-// problem whose (K, I) the table lacks is not covered and falls through to the next source.
+// none for it) and the tuned M nearest the problem's M on a log scale, ties to the larger M.
+// A problem whose (K, I) the table lacks is covered only by the nearest-shape lookup, which the
+// dispatcher asks of every table after all of them failed an exact one: the tuned (K, I) nearest
+// on a log scale (|ln K/k| + |ln I/i|), both within a factor of 2, then its nearest M. Why: the
+// cost model knows neither the swap-AB decode kernels nor the TMA-store epilogues, which the
+// tables pick on almost every row; a shape between two tuned ones (Llama-3-8B's K = 4096,
+// I = 14336 between Qwen2.5-7B's and 14B's) runs best on what its neighbours run, not on the
+// cost model's 64x64 tile (llama-3-8b M = 1 under CUDA graphs took 72.5 us with the cost model's
+// choice against 62.8 for cuBLAS + Triton; bench/NOTES.md session 6).
 #pragma once
 
 #include <memory>
@@ -45,7 +52,10 @@ struct TuningTable {
   std::vector<TableRow> rows;
 
   // The registry index the table names for (m, k, i, dtype), or -1 when it does not cover it.
-  int lookup(int m, int k, int i, DType dtype) const;
+  // nearest_shape: the nearest tuned (K, I) within a factor of 2 stands in for a missing one
+  // (the K and I taken are returned in *from_k, *from_i when given).
+  int lookup(int m, int k, int i, DType dtype, bool nearest_shape = false, int* from_k = nullptr,
+             int* from_i = nullptr) const;
 };
 
 // The library version a table must carry, "MAJOR.MINOR.PATCH".

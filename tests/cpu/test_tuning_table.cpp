@@ -128,6 +128,44 @@ TEST(TuningTable, LookupTakesTheNearestMOnALogScale) {
   EXPECT_EQ(t.lookup(1, 896, 4864, DType::kFP16), 2);
 }
 
+TEST(TuningTable, NearestShapeLookupStaysWithinAFactorOfTwo) {
+  const TuningTable t = parse_ok(header() +
+                                 "bf16 896 4864 1 narrow\n"
+                                 "bf16 896 4864 4096 big\n"
+                                 "bf16 3584 18944 1 small\n"
+                                 "bf16 5120 13824 1 bf16_only\n");
+  int from_k = 0, from_i = 0;
+  // Exact lookups never stand in another shape.
+  EXPECT_EQ(t.lookup(1, 4096, 14336, DType::kBF16), -1);
+  // Llama-3-8B's 4096/14336: 5120/13824 is nearer (1.25 * 1.04 = 1.30) than 3584/18944
+  // (1.14 * 1.32 = 1.51).
+  EXPECT_EQ(t.lookup(1, 4096, 14336, DType::kBF16, true, &from_k, &from_i), 4);
+  EXPECT_EQ(from_k, 5120);
+  EXPECT_EQ(from_i, 13824);
+  // The nearest shape's own M rule applies.
+  EXPECT_EQ(t.lookup(5000, 1024, 4096, DType::kBF16, true, &from_k, &from_i), 0);
+  EXPECT_EQ(from_k, 896);
+  EXPECT_EQ(t.lookup(2, 1024, 4096, DType::kBF16, true), 2);
+  // An exact shape is its own nearest.
+  EXPECT_EQ(t.lookup(1, 3584, 18944, DType::kBF16, true, &from_k, &from_i), 1);
+  EXPECT_EQ(from_k, 3584);
+  // Past a factor of 2 in K or in I: not covered.
+  EXPECT_EQ(t.lookup(1, 440, 4864, DType::kBF16, true), -1);
+  EXPECT_EQ(t.lookup(1, 896, 2400, DType::kBF16, true), -1);
+  EXPECT_EQ(t.lookup(1, 12288, 29568, DType::kBF16, true), -1);
+}
+
+TEST(TuningTable, ExactRowsOfAnyTableBeatNearestShapes) {
+  // The user's table has a shape near the problem, the embedded one the problem's own: the
+  // embedded exact row wins.
+  const TuningTable user = parse_ok(header() + "bf16 4096 14336 1 narrow\n");
+  const TuningTable embedded = parse_ok(header() + "bf16 3584 18944 1 small\n");
+  const TuningTable* both[2] = {&user, &embedded};
+  EXPECT_EQ(choose_kernel_from(kEntries, kCount, 1, 3584, 18944, DType::kBF16, 132, both, 2), 1);
+  // For a shape neither has, the tables in order: the user's nearest shape.
+  EXPECT_EQ(choose_kernel_from(kEntries, kCount, 1, 4096, 16384, DType::kBF16, 132, both, 2), 2);
+}
+
 TEST(TuningTable, LookupPrefersTheProblemsDtype) {
   const TuningTable t = parse_ok(header() + "bf16 896 4864 1 narrow\nfp16 896 4864 4096 big\n");
   EXPECT_EQ(t.lookup(1, 896, 4864, DType::kFP16), 0);  // the fp16 row, though M is far from it
@@ -145,9 +183,11 @@ TEST(TuningTable, DispatchOrderForcedThenTablesThenCostModel) {
   EXPECT_EQ(choose_kernel_from(kEntries, kCount, 1, 3584, 18944, DType::kBF16, 132, both, 2), 2);
   const TuningTable* only_embedded[2] = {nullptr, &embedded};
   EXPECT_EQ(choose_kernel_from(kEntries, kCount, 1, 896, 4864, DType::kBF16, 132, only_embedded, 2), 1);
-  // Neither covers the shape: the cost model (what choose_from picks).
-  EXPECT_EQ(choose_kernel_from(kEntries, kCount, 1, 4096, 14336, DType::kBF16, 132, both, 2),
-            choose_from(kEntries, kCount, Shape{1, 4096, 14336, DType::kBF16}, 132));
+  // Neither has the shape: the nearest tuned shape within 2x stands in (4096/14336 is nearest
+  // 3584/18944, the embedded table's), and only where none is near, the cost model.
+  EXPECT_EQ(choose_kernel_from(kEntries, kCount, 1, 4096, 14336, DType::kBF16, 132, both, 2), 2);
+  EXPECT_EQ(choose_kernel_from(kEntries, kCount, 1, 128, 256, DType::kBF16, 132, both, 2),
+            choose_from(kEntries, kCount, Shape{1, 128, 256, DType::kBF16}, 132));
   // Tuned on another SM count: not used.
   EXPECT_EQ(choose_kernel_from(kEntries, kCount, 1, 896, 4864, DType::kBF16, 114, both, 2),
             choose_from(kEntries, kCount, Shape{1, 896, 4864, DType::kBF16}, 114));
@@ -178,6 +218,11 @@ TEST(TuningTable, LogNamesTheSource) {
   choose_kernel_from(kEntries, kCount, 1, 896, 4864, DType::kBF16, 132, tables, 1);
   std::string err = testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("-> narrow (tuning table t.table)"), std::string::npos) << err;
+  testing::internal::CaptureStderr();
+  choose_kernel_from(kEntries, kCount, 1, 1024, 4864, DType::kBF16, 132, tables, 1);
+  err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("-> narrow (tuning table t.table, nearest tuned shape k=896 i=4864)"), std::string::npos)
+      << err;
   testing::internal::CaptureStderr();
   choose_kernel_from(kEntries, kCount, 1, 4096, 4864, DType::kBF16, 132, tables, 1);
   err = testing::internal::GetCapturedStderr();
