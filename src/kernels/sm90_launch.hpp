@@ -47,9 +47,9 @@ struct Sm90Launch {
 };
 
 // A positive value asked of the driver once per device: `query()` runs the first time a device
-// asks (every time for ordinals past kMaxCachedDevices) and returns it, or <= 0 on failure, which
-// is not cached. One cache per Query type: each launcher's lambda, per kernel, has its own.
-// Returns <= 0 (and leaves the error to the caller's fallback) when the query fails.
+// asks (every time for ordinals past kMaxCachedDevices, or when the current device is unknown)
+// and returns it, or <= 0 on failure, which is returned uncached for the caller's fallback. One
+// cache per Query type: each launcher's lambda, per kernel, has its own.
 template <class Query>
 int once_per_device(Query const& query) {
   static std::atomic<int> cache[kMaxCachedDevices] = {};
