@@ -66,6 +66,20 @@ int once_per_device(Query const& query) {
   return value;
 }
 
+// The opt-in of Kernel's launch function `kernel` to `smem_bytes` of dynamic shared memory (past
+// the 48 KiB default), made once per device: a driver call on every launch costs what a decode
+// kernel's launch is worth. Returns the opt-in's error when it fails (then not cached).
+template <class Kernel, class KernelFn>
+cudaError_t opt_in_shared_memory_once(KernelFn* kernel, int smem_bytes) {
+  cudaError_t err = cudaSuccess;
+  // The lambda is a distinct type per Kernel: each kernel has its own cache.
+  once_per_device([&] {
+    err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
+    return err == cudaSuccess ? 1 : 0;
+  });
+  return err;
+}
+
 }  // namespace tileglu::kernels
 
 // One line per shipped (config, dtype) in instantiations/: defines launch_<name>_<dtype>, which

@@ -484,8 +484,7 @@ template <class Kernel>
 cudaError_t launch_sm90_swiglu_decode_stream(SwigluParams const& p, int sm_count, cudaStream_t stream) {
   using Element = typename Kernel::Element;
   auto* kernel = &sm90_swiglu_decode_stream_kernel<Kernel>;
-  cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         Kernel::kSmemBytes);
+  cudaError_t err = opt_in_shared_memory_once<Kernel>(kernel, Kernel::kSmemBytes);
   if (err != cudaSuccess) return err;
   // One CTA per SM (its ring takes most of the shared memory).
   DecodePlan const plan = make_decode_stream_plan(p.m, p.k, p.i, Kernel::kTokensPerCta, sm_count);

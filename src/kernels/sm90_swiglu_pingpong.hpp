@@ -280,8 +280,7 @@ cudaError_t launch_sm90_swiglu_pingpong(SwigluParams const& p, int sm_count, cud
   }
 
   auto* kernel = &sm90_swiglu_pingpong_kernel<Kernel>;
-  cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         Kernel::kSmemBytes);
+  cudaError_t err = opt_in_shared_memory_once<Kernel>(kernel, Kernel::kSmemBytes);
   if (err != cudaSuccess) return err;
 
   // Persistent grid: one CTA per SM, or as many clusters as fit at once, which depends on how

@@ -204,8 +204,7 @@ cudaError_t launch_sm90_swiglu_splitk(SwigluParams const& p, int /*sm_count*/, c
   }
 
   auto* kernel = &sm90_swiglu_splitk_kernel<Kernel>;
-  cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         Kernel::kSmemBytes);
+  cudaError_t err = opt_in_shared_memory_once<Kernel>(kernel, Kernel::kSmemBytes);
   if (err != cudaSuccess) return err;
 
   Sm90Launch launch(dim3(unsigned(tiles_n * Kernel::kSplits), unsigned(tiles_m), 1), Kernel::kThreads,

@@ -324,14 +324,8 @@ cudaError_t launch_sm90_swiglu_swapab(SwigluParams const& p, int sm_count, cudaS
   }
 
   auto* kernel = &sm90_swiglu_swapab_kernel<Kernel>;
-  // The shared-memory opt-in, once per device (decode launches are a few microseconds).
-  cudaError_t opt_in = cudaSuccess;
-  if (once_per_device([&] {
-        opt_in = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Kernel::kSmemBytes);
-        return opt_in == cudaSuccess ? 1 : 0;
-      }) <= 0) {
-    return opt_in;  // the query ran and failed
-  }
+  cudaError_t err = opt_in_shared_memory_once<Kernel>(kernel, Kernel::kSmemBytes);
+  if (err != cudaSuccess) return err;
   params.splits = swapab_splits(tiles * token_blocks, params.k_tiles, sm_count);
   char const* forced = std::getenv("TILEGLU_SWAPAB_SPLITS");
   int const forced_splits = parse_swapab_splits(forced);
