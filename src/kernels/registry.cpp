@@ -13,6 +13,8 @@ TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_s6)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_c2_s6)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x64x64_s8)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x64x64_p8_s8)
+TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x64x64_p8_s6_tma)
+TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x64x64_p4_s6_tma)
 TILEGLU_DECLARE_LAUNCHERS(k1_pingpong_128x64x64_s6)
 TILEGLU_DECLARE_LAUNCHERS(k1_pingpong_128x64x64_s6_serial)
 TILEGLU_DECLARE_LAUNCHERS(k1_pingpong_128x64x64_s6_sequential)
@@ -193,6 +195,14 @@ const KernelEntry kRegistry[] = {
      kernels::launch_k2_swapab_n64_s9_bf16, kernels::launch_k2_swapab_n64_s9_fp16},
     {{"k2_swapab_n128_s6", 2, 128, 64, 64, 6, 1, 1, 0, 1, false, false, 128},
      kernels::launch_k2_swapab_n128_s6_bf16, kernels::launch_k2_swapab_n128_s6_fp16},
+    // Promoted accumulation at the 128x64 tile: Cooperative (each warpgroup 64 x 2*64, so the
+    // promoted and the scratch accumulator fit), the warpgroups promoting half a chunk apart and
+    // the next tile's first WGMMAs issued under the epilogue (the mainloop's promoted_tile_loop).
+    // Every 8 or every 4 k tiles. Not measured yet: runs only when forced or in promoted mode.
+    {{"k2_coop_128x64x64_p8_s6_tma", 2, 128, 64, 64, 6, 1, 1, 8, 1, false, false},
+     kernels::launch_k2_coop_128x64x64_p8_s6_tma_bf16, kernels::launch_k2_coop_128x64x64_p8_s6_tma_fp16},
+    {{"k2_coop_128x64x64_p4_s6_tma", 2, 128, 64, 64, 6, 1, 1, 4, 1, false, false},
+     kernels::launch_k2_coop_128x64x64_p4_s6_tma_bf16, kernels::launch_k2_coop_128x64x64_p4_s6_tma_fp16},
 };
 }  // namespace
 

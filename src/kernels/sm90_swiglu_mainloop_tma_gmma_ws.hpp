@@ -27,6 +27,16 @@
 // the tensor cores sum at most P*tile_k products at a time. It costs a second accumulator of
 // registers and one WGMMA drain per P k tiles.
 //
+// Chunked promotion (kPromoteKTiles > 0 with two consumer warpgroups, the Cooperative schedule):
+// promoted_tile_loop() runs a consumer's whole tile loop. It differs from mma_promoted() in three
+// ways, each for the tensor cores' sake: (1) the warpgroups promote half a chunk apart (phase 0
+// and P/2), so while one drains its WGMMAs and adds, the other's batches keep the tensor cores
+// busy; (2) the last chunk of a tile is as long as K leaves it (no k tiles of zeros: at K = 896
+// rounding 14 k tiles up to 16 would cost 14 %); (3) the first kPreissueKTiles k tiles of the next
+// tile are issued into the scratch accumulator before the epilogue of this tile, which reads the
+// promoted accumulator only, so the SwiGLU math and stores run under those WGMMAs instead of
+// leaving the tensor cores idle as the Cooperative epilogue otherwise does.
+//
 // Sequential (kSequential, a Kernel-1 ablation): the design's literal "Swish on Gate while Up
 // loads". A tile takes 2 * k_tiles stages: a gate K sweep (stage j: X and Wg k tile j), then an
 // up K sweep (X and Wu k tile j again), so X is read twice. mma_sequential() applies SiLU to the
@@ -87,6 +97,15 @@ struct Sm90SwigluMainloop {
   static_assert(kTileN % (8 * kClusterM) == 0, "each CTA multicasts whole swizzle atoms of the weights");
   static_assert(!kSequential || kSplitAccumulators, "the sequential sweeps fill separate gate and up accumulators");
   static_assert(!kSequential || kPromoteKTiles == 0, "the sequential sweeps have no promoted variant");
+  // Cooperative promotion runs promoted_tile_loop() (chunks half a chunk apart per warpgroup, no
+  // rounding of K); the Pingpong one mma_promoted().
+  static constexpr bool kChunkedPromotion = kPromoteKTiles > 0 && kConsumerWarpgroups == 2;
+  // k tiles of the next tile issued before a tile's epilogue (chunked promotion). Two batches
+  // of both warpgroups are 4 x 64 x 128 x 64 MACs, ~1000 tensor-core cycles of an SM: about what
+  // the epilogue of a 128 x 64 output tile takes (SiLU, staging, TMA store issue).
+  static constexpr int kPreissueKTiles = kPromoteKTiles / 2 < 2 ? kPromoteKTiles / 2 : 2;
+  static_assert(!kChunkedPromotion || (kPromoteKTiles >= 2 && kPromoteKTiles % 2 == 0),
+                "the warpgroups promote half a chunk apart");
 
   // The consumer warpgroup(s) compute the whole tile: kTileM/64 WGMMA atoms along M (split
   // between the warpgroups), 2*tile_n/kMmaAtomN along N.
@@ -175,10 +194,13 @@ struct Sm90SwigluMainloop {
     cute::prefetch_tma_descriptor(p.tma_up.get_tma_descriptor());
   }
 
-  // K loop length in k tiles; with promotion rounded up to whole chunks (zeros past K).
+  // K loop length in k tiles; with mma_promoted() rounded up to whole chunks, with chunked
+  // promotion at least kPreissueKTiles (zeros past K).
   CUTLASS_HOST_DEVICE static int k_tiles(Params const& p) {
     int const tiles = (p.k - 1) / kTileK + 1;  // k >= 1; no overflow near INT_MAX
-    if constexpr (kPromoteKTiles > 0) {
+    if constexpr (kChunkedPromotion) {
+      return tiles > kPreissueKTiles ? tiles : kPreissueKTiles;  // see promoted_tile_loop()
+    } else if constexpr (kPromoteKTiles > 0) {
       return (tiles + kPromoteKTiles - 1) / kPromoteKTiles * kPromoteKTiles;
     } else {
       return tiles;
@@ -339,6 +361,110 @@ struct Sm90SwigluMainloop {
           for (int v = 0; v < size(accum); ++v) accum(v) += scratch(v);
         }
       }
+    }
+  }
+
+  // The tile loop of a consumer warpgroup with chunked promotion (see the header comment): tiles
+  // first_tile, first_tile + tile_step, ... below total_tiles, each accumulated over K and then
+  // handed to store_tile(accum, tile). `phase`: 0 or kPromoteKTiles / 2, the k tile offset of this
+  // warpgroup's promotions. One WGMMA batch stays in flight inside a chunk as in wgmma_k_sweep();
+  // a chunk ends with a full drain and the FADDs.
+  // Why the code has no branch around an issue: ptxas must see the scratch registers written by
+  // WGMMAs in flight on every path into a loop head, or it serializes (C7517 injects a wait). So
+  // the first kPreissueKTiles k tiles are issued after every tile, the last one's included: the
+  // producer loads kPreissueKTiles more stages after its last tile (load_preissue_tail) and this
+  // loop drains them at the end; and k_tiles() is at least kPreissueKTiles.
+  template <class PipelineT, class StateT, class StoreTile>
+  CUTLASS_DEVICE static void promoted_tile_loop(PipelineT& pipeline, StateT read_state, int k_tile_count,
+                                                int consumer_thread_idx, int phase, int first_tile,
+                                                int tile_step, int total_tiles, SharedStorage& smem,
+                                                StoreTile&& store_tile) {
+    using namespace cute;
+    static_assert(kChunkedPromotion, "Cooperative promotion only");
+    TiledMma tiled_mma;
+    auto descriptors = operand_descriptors(tiled_mma, consumer_thread_idx, smem);
+    auto& tCrA = get<0>(descriptors);  // named, not a structured binding: the lambdas capture it
+    auto& tCrB = get<1>(descriptors);
+    Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<kTileM>{}, Int<kGemmTileN>{}));
+    Tensor scratch = make_fragment_like(accum);
+    StateT release_state = read_state;
+    int unreleased = 0;  // stages of issued batches not yet released
+
+    // One k tile's WGMMA batch into scratch; zero_init restarts the scratch sum (a chunk's first).
+    auto issue = [&](bool zero_init) {
+      pipeline.consumer_wait(read_state, pipeline.consumer_try_wait(read_state));
+      int const stage = read_state.index();
+      warpgroup_fence_operand(scratch);
+      warpgroup_arrive();
+      tiled_mma.accumulate_ = zero_init ? GMMA::ScaleOut::Zero : GMMA::ScaleOut::One;
+      CUTLASS_PRAGMA_UNROLL
+      for (int kb = 0; kb < size<2>(tCrA); ++kb) {
+        cute::gemm(tiled_mma, tCrA(_, _, kb, stage), tCrB(_, _, kb, stage), scratch);
+        tiled_mma.accumulate_ = GMMA::ScaleOut::One;
+      }
+      warpgroup_commit_batch();
+      warpgroup_fence_operand(scratch);
+      ++read_state;
+      ++unreleased;
+    };
+    // Frees the stages of every retired batch: all but the `in_flight` newest.
+    auto release_retired = [&](int in_flight) {
+      while (unreleased > in_flight) {
+        pipeline.consumer_release(release_state);
+        ++release_state;
+        --unreleased;
+      }
+    };
+    // The first k tiles of a tile (or the producer's tail stages after the last tile).
+    auto issue_first_k_tiles = [&]() {
+      CUTLASS_PRAGMA_UNROLL
+      for (int kt = 0; kt < kPreissueKTiles; ++kt) issue(kt == 0);
+    };
+
+    issue_first_k_tiles();
+    CUTLASS_PRAGMA_NO_UNROLL
+    for (int tile = first_tile; tile < total_tiles; tile += tile_step) {
+      clear(accum);  // the previous tile's epilogue has read it
+      int kt = kPreissueKTiles;
+      // The first chunk is kPromoteKTiles - phase long (>= kPreissueKTiles), the others
+      // kPromoteKTiles, the last whatever K leaves.
+      int chunk_end = kPromoteKTiles - phase < k_tile_count ? kPromoteKTiles - phase : k_tile_count;
+      CUTLASS_PRAGMA_NO_UNROLL
+      while (true) {
+        CUTLASS_PRAGMA_NO_UNROLL
+        for (; kt < chunk_end; ++kt) {
+          issue(false);
+          warpgroup_wait<1>();  // the previous batches have retired: free their stages
+          warpgroup_fence_operand(scratch);
+          release_retired(1);
+        }
+        warpgroup_wait<0>();
+        warpgroup_fence_operand(scratch);
+        release_retired(0);
+        warpgroup_fence_operand(accum);
+        CUTLASS_PRAGMA_UNROLL
+        for (int v = 0; v < size(accum); ++v) accum(v) += scratch(v);
+        warpgroup_fence_operand(accum);
+        if (kt >= k_tile_count) break;
+        issue(true);
+        ++kt;
+        chunk_end = kt - 1 + kPromoteKTiles < k_tile_count ? kt - 1 + kPromoteKTiles : k_tile_count;
+      }
+      issue_first_k_tiles();  // the next tile's (or the tail's): they run under the epilogue
+      store_tile(accum, tile);
+    }
+    warpgroup_wait<0>();
+    warpgroup_fence_operand(scratch);
+    release_retired(0);
+  }
+
+  // Producer side of promoted_tile_loop(): after its last tile, kPreissueKTiles stages more (any
+  // in-bounds or zero-filled tile; the consumers drain and discard them).
+  template <class PipelineT, class StateT>
+  CUTLASS_DEVICE static void load_preissue_tail(Params const& p, PipelineT& pipeline, StateT& write_state,
+                                                int cta_rank, SharedStorage& smem) {
+    if constexpr (kChunkedPromotion) {
+      load(p, pipeline, write_state, 0, 0, cta_rank, smem, 0, kPreissueKTiles);
     }
   }
 

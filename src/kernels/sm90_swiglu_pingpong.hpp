@@ -15,7 +15,12 @@
 // halves the operand bytes per MAC that L2 and shared memory must deliver (ncu on an H200:
 // the cuBLAS kernels that beat the 128 x 2*64 Pingpong tile at large K load 192x192 and
 // 256x128 tiles and run at a higher clock under the power limit); the price is an epilogue the
-// tensor cores wait for. The tuner decides per shape.
+// tensor cores wait for. The tuner decides per shape. With promotion (kPromoteKTiles > 0) the
+// Cooperative schedule has a second accumulator anyway, and uses it to hide that epilogue: the
+// mainloop's promoted_tile_loop() issues the next tile's first WGMMAs into the scratch
+// accumulator before storing the promoted one. That makes promotion (fewer outputs off by more
+// than 1 ulp than the tensor cores' own fp32 sums give) a candidate at full tile size, where the
+// Pingpong tile has no registers for a second 128 x 128 accumulator.
 //
 // Warp roles (384 threads): warpgroup 0 is the producer (one elected thread issues the TMA
 // copies of sm90_swiglu_mainloop_tma_gmma_ws.hpp), warpgroups 1 and 2 are consumers. Each
@@ -191,6 +196,7 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
         n_blk = n_blk * Kernel::kClusterN + cta_n;
         Mainloop::load(params.mainloop, pipeline, write_state, m_blk, n_blk, cta_rank, smem.tensors);
       }
+      Mainloop::load_preissue_tail(params.mainloop, pipeline, write_state, cta_rank, smem.tensors);
       pipeline.producer_tail(write_state);
     }
   } else {
@@ -206,25 +212,9 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
     int const tile_step = Kernel::kCooperative ? num_clusters : 2 * num_clusters;
     int const stages_per_step = Kernel::kCooperative ? tile_stages : 2 * tile_stages;
     if (!Kernel::kCooperative && consumer == 1) read_state.advance(tile_stages);
-    for (int tile = first_tile; tile < total_tiles; tile += tile_step) {
-      int m_blk, n_blk;
-      sched.tile_coord(tile, m_blk, n_blk);
-      m_blk = m_blk * Kernel::kClusterM + cta_m;
-      n_blk = n_blk * Kernel::kClusterN + cta_n;
-      Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<Mainloop::kTileM>{}, Int<Mainloop::kGemmTileN>{}));
 
-      if constexpr (!Kernel::kCooperative) math_order.wait();
-      if constexpr (Mainloop::kPromoteKTiles > 0) {
-        Mainloop::mma_promoted(pipeline, read_state, accum, k_tiles, consumer_thread, smem.tensors);
-      } else if constexpr (Kernel::kSequential) {
-        Mainloop::mma_sequential(pipeline, read_state, accum, k_tiles, consumer_thread, smem.tensors);
-      } else {
-        Mainloop::mma(pipeline, read_state, accum, k_tiles, consumer_thread, smem.tensors);
-      }
-      if constexpr (!Kernel::kCooperative && Kernel::kOverlapEpilogue) math_order.arrive();
-      Mainloop::mma_tail(pipeline, read_state, tile_stages);
-      read_state.advance(stages_per_step);  // past this tile (and the other consumer's)
-
+    // The epilogue of one finished tile (both schedules).
+    auto store_tile = [&](auto const& accum, int m_blk, int n_blk) {
       // A ragged M's last tile row starts early and overlaps the previous one (the mainloop's
       // tile_row0): it is stored register-direct, skipping the rows already stored, also where
       // the other tiles go out by TMA (whose box cannot skip rows). Uniform per tile.
@@ -246,7 +236,44 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
                                 rows_done, n_blk * Mainloop::kTileN, params.mainloop.m,
                                 params.mainloop.i, params.out, params.ld_out);
       }
-      if constexpr (!Kernel::kCooperative && !Kernel::kOverlapEpilogue) math_order.arrive();
+    };
+    auto cta_tile_coord = [&](int tile, int& m_blk, int& n_blk) {
+      sched.tile_coord(tile, m_blk, n_blk);
+      m_blk = m_blk * Kernel::kClusterM + cta_m;
+      n_blk = n_blk * Kernel::kClusterN + cta_n;
+    };
+
+    if constexpr (Mainloop::kChunkedPromotion) {
+      // Cooperative with promotion: the mainloop runs the tile loop, so that the next tile's
+      // first WGMMAs can be issued before this tile's epilogue; consumer 1 promotes half a chunk
+      // after consumer 0.
+      Mainloop::promoted_tile_loop(pipeline, read_state, k_tiles, consumer_thread,
+                                   consumer * (Mainloop::kPromoteKTiles / 2), first_tile, tile_step,
+                                   total_tiles, smem.tensors, [&](auto const& accum, int tile) {
+                                     int m_blk, n_blk;
+                                     cta_tile_coord(tile, m_blk, n_blk);
+                                     store_tile(accum, m_blk, n_blk);
+                                   });
+    } else {
+      for (int tile = first_tile; tile < total_tiles; tile += tile_step) {
+        int m_blk, n_blk;
+        cta_tile_coord(tile, m_blk, n_blk);
+        Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<Mainloop::kTileM>{}, Int<Mainloop::kGemmTileN>{}));
+
+        if constexpr (!Kernel::kCooperative) math_order.wait();
+        if constexpr (Mainloop::kPromoteKTiles > 0) {
+          Mainloop::mma_promoted(pipeline, read_state, accum, k_tiles, consumer_thread, smem.tensors);
+        } else if constexpr (Kernel::kSequential) {
+          Mainloop::mma_sequential(pipeline, read_state, accum, k_tiles, consumer_thread, smem.tensors);
+        } else {
+          Mainloop::mma(pipeline, read_state, accum, k_tiles, consumer_thread, smem.tensors);
+        }
+        if constexpr (!Kernel::kCooperative && Kernel::kOverlapEpilogue) math_order.arrive();
+        Mainloop::mma_tail(pipeline, read_state, tile_stages);
+        read_state.advance(stages_per_step);  // past this tile (and the other consumer's)
+        store_tile(accum, m_blk, n_blk);
+        if constexpr (!Kernel::kCooperative && !Kernel::kOverlapEpilogue) math_order.arrive();
+      }
     }
     if constexpr (Kernel::kTmaStore) Kernel::TmaStore::drain(consumer_thread == 0);
   }
