@@ -136,6 +136,8 @@ struct Sm90SwigluTmaStore {
   }
 
   // All `num_threads` consumer threads of the tile call this; `is_issuer` is one of them.
+  // `barrier_id`: a CUTLASS user named barrier, 0-7 (NamedBarrier adds the 8 ids CUTLASS
+  // reserves; the hardware has 16).
   // `buffer`: this tile's staging buffer (kBufferElems, 1024-byte aligned); the issuer's previous
   // store from it must have been committed by this same function.
   template <class Epilogue, class Accum, class TiledMma>

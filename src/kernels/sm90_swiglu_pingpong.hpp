@@ -231,7 +231,7 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
     int const first_tile = Kernel::kCooperative ? cluster_id : cluster_id + consumer * num_clusters;
     int const tile_step = Kernel::kCooperative ? num_clusters : 2 * num_clusters;
     int const stages_per_step = Kernel::kCooperative ? tile_stages : 2 * tile_stages;
-    if (!Kernel::kCooperative && consumer == 1) read_state.advance(tile_stages);
+    if (!Kernel::kCooperative && Kernel::kStacked == 1 && consumer == 1) read_state.advance(tile_stages);
 
     // The epilogue of one finished tile (every schedule). Stacked: warpgroup `consumer`'s rows
     // of the CTA tile, rows [consumer * kTileM, (consumer + 1) * kTileM).
@@ -250,10 +250,11 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
       bool stored = false;
       if constexpr (Kernel::kTmaStore) {
         if (cta_rows_done == 0) {
-          // Named barriers 8 and 9: one per Pingpong or stacked consumer, 8 for the Cooperative pair.
+          // Named barriers 0 and 1 (NamedBarrier adds CUTLASS's 8 reserved ids: hardware 8 and 9):
+          // one per Pingpong or stacked consumer, 0 for the Cooperative pair.
           Kernel::TmaStore::template store<typename Kernel::Epilogue>(
               accum, tiled_mma, consumer_thread, Kernel::kTileConsumerThreads,
-              8 + (Kernel::kCooperative ? 0 : consumer), consumer_thread == 0,
+              Kernel::kCooperative ? 0 : consumer, consumer_thread == 0,
               smem.out.buffers.data() + (Kernel::kCooperative ? 0 : consumer) * Kernel::TmaStore::kBufferElems,
               params.tma_out, m_blk * Kernel::kStacked + stack, n_blk, params.mainloop.m, params.mainloop.i);
           stored = true;
@@ -283,9 +284,9 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
                                    });
     } else if constexpr (Kernel::kStacked > 1) {
       // Both consumers take every tile, consumer c X tile c of each stage; consumer 1 starts
-      // kStackSkewKTiles k tiles behind (named barrier 10, once; see the header). A CTA without
-      // tiles has neither consumer at the barrier.
-      constexpr uint32_t kSkewBarrier = 10;
+      // kStackSkewKTiles k tiles behind (named barrier 2, hardware id 10, once; see the header). A
+      // CTA without tiles has neither consumer at the barrier.
+      constexpr uint32_t kSkewBarrier = 2;
       int const skew_k_tile = (k_tiles < Kernel::kStackSkewKTiles ? k_tiles : Kernel::kStackSkewKTiles) - 1;
       bool first = true;
       for (int tile = cluster_id; tile < total_tiles; tile += num_clusters) {
