@@ -199,8 +199,11 @@ const KernelEntry kRegistry[] = {
     // Promoted accumulation at the 128x64 tile: Cooperative (each warpgroup 64 x 2*64, so the
     // promoted and the scratch accumulator fit), the warpgroups promoting half a chunk apart and
     // the next tile's first WGMMAs issued under the epilogue (the mainloop's promoted_tile_loop).
-    // Every 8 or every 4 k tiles. Not measured yet: runs only when forced or in promoted mode.
-    {{"k2_coop_128x64x64_p8_s6_tma", 2, 128, 64, 64, 6, 1, 1, 8, 1, false, false},
+    // Every 8 or every 4 k tiles. H200, M = 2048-16384, time / the 128x64 TMA-store Pingpong
+    // tile: p8 1.03-1.09 at 14B-72B, 1.09-1.24 at 0.5B-7B (the 64x64 p8 tile: 1.14-1.80), p4
+    // 1.14-1.28 (bench/NOTES.md session 7). p8 is the promoted mode's cost-model candidate
+    // wherever the model picks a 128-row tile; the 64x64 p8 tile where it picks 64 rows.
+    {{"k2_coop_128x64x64_p8_s6_tma", 2, 128, 64, 64, 6, 1, 1, 8, 1, true, false},
      kernels::launch_k2_coop_128x64x64_p8_s6_tma_bf16, kernels::launch_k2_coop_128x64x64_p8_s6_tma_fp16},
     {{"k2_coop_128x64x64_p4_s6_tma", 2, 128, 64, 64, 6, 1, 1, 4, 1, false, false},
      kernels::launch_k2_coop_128x64x64_p4_s6_tma_bf16, kernels::launch_k2_coop_128x64x64_p4_s6_tma_fp16},

@@ -63,7 +63,7 @@ const KernelEntry kEntries[] = {
     {{"k2_swapab_n64_s4", 2, 64, 64, 64, 4, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
     {{"k2_swapab_n64_s9", 2, 64, 64, 64, 9, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
     {{"k2_swapab_n128_s6", 2, 128, 64, 64, 6, 1, 1, 0, 1, false, false, 128}, fake_launch, fake_launch},
-    {{"k2_coop_128x64x64_p8_s6_tma", 2, 128, 64, 64, 6, 1, 1, 8, 1, false, false}, fake_launch, fake_launch},
+    {{"k2_coop_128x64x64_p8_s6_tma", 2, 128, 64, 64, 6, 1, 1, 8, 1, true, false}, fake_launch, fake_launch},
     {{"k2_coop_128x64x64_p4_s6_tma", 2, 128, 64, 64, 6, 1, 1, 4, 1, false, false}, fake_launch, fake_launch},
     {{"k2_stacked_256x64x64_s4_tma", 2, 256, 64, 64, 4, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
 };
@@ -76,6 +76,7 @@ constexpr int kK1 = 4;        // Kernel-1 128x64: separate gate and up accumulat
 constexpr int kK1Serial = 5;  // the same with the epilogue serialized: the overlap ablation
 constexpr int kK1Sequential = 6;  // gate K sweep, then up K sweep with SiLU meanwhile: an ablation
 constexpr int kKernel2Count = 4;  // kEntries[0, 4): the Kernel-2 configs
+constexpr int kCoopP8 = 40;   // Cooperative 128x64, promoted every 8 k tiles (chunked)
 
 Shape shape(int m, int k, int i, DType dtype = DType::kBF16) {
   Shape s;
@@ -371,9 +372,9 @@ TEST(Registry, TheTestTableIsTheRegistry) {
   }
 }
 
-TEST(Registry, OnePromotedCostModelCandidate) {
-  // The cost model's promoted-mode candidate is the 64x64 tile; the Cooperative promoted tiles run
-  // when forced (or named by a table).
+TEST(Registry, TwoPromotedCostModelCandidates) {
+  // The cost model's promoted-mode candidates are the 64x64 Pingpong tile and the 128x64
+  // Cooperative one, both every 8 k tiles; the every-4 tile runs when forced.
   int count = 0;
   const KernelEntry* registry = kernel_registry(&count);
   int candidates = 0;
@@ -387,10 +388,10 @@ TEST(Registry, OnePromotedCostModelCandidate) {
     EXPECT_NE(name.find("_p" + std::to_string(c.promote_k_tiles) + "_"), std::string::npos);
     if (c.cost_model_candidate) {
       ++candidates;
-      EXPECT_STREQ(c.name, "k2_pingpong_64x64x64_p8_s8");
+      EXPECT_EQ(c.promote_k_tiles, 8);
     }
   }
-  EXPECT_EQ(candidates, 1);
+  EXPECT_EQ(candidates, 2);
   EXPECT_EQ(promoted, 3);
 }
 
@@ -583,8 +584,9 @@ TEST(Accumulation, CandidatesFollowTheMode) {
   for (int idx = 0; idx < kEntryCount; ++idx) {
     const KernelConfig& c = kEntries[idx].config;
     SCOPED_TRACE(c.name);
-    EXPECT_EQ(is_candidate(c, Accumulation::kTensorCore), idx != kP8 && c.cost_model_candidate);
-    EXPECT_EQ(is_candidate(c, Accumulation::kPromoted), idx == kP8);
+    EXPECT_EQ(is_candidate(c, Accumulation::kTensorCore),
+              idx != kP8 && idx != kCoopP8 && c.cost_model_candidate);
+    EXPECT_EQ(is_candidate(c, Accumulation::kPromoted), idx == kP8 || idx == kCoopP8);
   }
 }
 
@@ -595,9 +597,13 @@ TEST(Accumulation, TheCostModelNeverPicksThePromotedConfigByDefault) {
         const Shape s = shape(m, ki[0], ki[1]);
         const int chosen = choose_from(kEntries, kEntryCount, s, sms);
         EXPECT_NE(chosen, kP8) << "m=" << m << " k=" << ki[0] << " i=" << ki[1] << " sms=" << sms;
-        // Dropping the promoted config changes nothing: it is not a candidate at all.
+        EXPECT_NE(chosen, kCoopP8) << "m=" << m << " k=" << ki[0] << " i=" << ki[1] << " sms=" << sms;
+        // Dropping the promoted configs changes nothing: they are not candidates at all.
         EXPECT_EQ(chosen, choose_from(kEntries, 3, s, sms));
-        EXPECT_EQ(choose_from(kEntries, kEntryCount, s, sms, Accumulation::kPromoted), kP8);
+        // Promoted: the promoted tile of the height the tensor-core choice has (same estimates).
+        EXPECT_EQ(choose_from(kEntries, kEntryCount, s, sms, Accumulation::kPromoted),
+                  kEntries[chosen].config.tile_m == 128 ? kCoopP8 : kP8)
+            << "m=" << m << " k=" << ki[0] << " i=" << ki[1] << " sms=" << sms;
       }
     }
   }
@@ -607,7 +613,9 @@ TEST(Accumulation, DefaultNeverRunsThePromotedConfig) {
   ScopedEnv log("TILEGLU_LOG_DISPATCH", nullptr);
   ScopedEnv force("TILEGLU_FORCE_CONFIG", nullptr);
   const int promoted = registry_index("k2_pingpong_64x64x64_p8_s8");
+  const int promoted_coop = registry_index("k2_coop_128x64x64_p8_s6_tma");
   ASSERT_GE(promoted, 0);
+  ASSERT_GE(promoted_coop, 0);
   for (const char* mode : {static_cast<const char*>(nullptr), "", "tensorcore"}) {
     ScopedEnv a("TILEGLU_ACCUMULATION", mode);
     testing::internal::CaptureStderr();
@@ -620,6 +628,7 @@ TEST(Accumulation, DefaultNeverRunsThePromotedConfig) {
             EXPECT_NE(chosen, promoted)
                 << "mode=" << (mode ? mode : "(unset)") << " m=" << m << " k=" << ki[0]
                 << " i=" << ki[1] << " sms=" << sms;
+            EXPECT_NE(chosen, promoted_coop);
           }
         }
       }
@@ -635,14 +644,16 @@ TEST(Accumulation, PromotedAlwaysRunsThePromotedConfig) {
   int count = 0;
   const KernelEntry* registry = kernel_registry(&count);
   const int promoted = registry_index("k2_pingpong_64x64x64_p8_s8");
+  const int promoted_coop = registry_index("k2_coop_128x64x64_p8_s6_tma");
   ASSERT_GE(promoted, 0);
+  ASSERT_GE(promoted_coop, 0);
   testing::internal::CaptureStderr();
   for (int m : kSpreadM) {
     for (const auto& ki : kSpreadKI) {
       for (DType dtype : {DType::kBF16, DType::kFP16}) {
         for (int sms : {78, 132}) {
           const int chosen = cost_model_choice(m, ki[0], ki[1], dtype, sms);
-          ASSERT_EQ(chosen, promoted)
+          ASSERT_TRUE(chosen == promoted || chosen == promoted_coop)
               << "m=" << m << " k=" << ki[0] << " i=" << ki[1] << " sms=" << sms;
           // What tileglu_query_config reports for it (src/api/tileglu_api.cpp copies the entry).
           EXPECT_EQ(registry[chosen].config.promote_k_tiles, 8);
@@ -743,7 +754,9 @@ TEST(Accumulation, ForceConfigOverridesTheMode) {
     ScopedEnv a("TILEGLU_ACCUMULATION", "promoted");
     ScopedEnv force("TILEGLU_FORCE_CONFIG", "k9_does_not_exist");
     testing::internal::CaptureStderr();
-    EXPECT_EQ(cost_model_choice(4096, 8192, 29568, DType::kBF16, 132), promoted);
+    EXPECT_EQ(cost_model_choice(4096, 8192, 29568, DType::kBF16, 132),
+              registry_index("k2_coop_128x64x64_p8_s6_tma"));
+    EXPECT_EQ(cost_model_choice(1, 896, 4864, DType::kBF16, 132), promoted);
     const std::string err = testing::internal::GetCapturedStderr();
     EXPECT_NE(err.find("TILEGLU_FORCE_CONFIG=k9_does_not_exist names no kernel"),
               std::string::npos)
@@ -760,10 +773,11 @@ TEST(Accumulation, LogDispatchNamesTheMode) {
     cost_model_choice(4096, 3584, 18944, DType::kBF16, 132);
     const std::string err = testing::internal::GetCapturedStderr();
     EXPECT_NE(err.find("tileglu: dispatch m=4096 k=3584 i=18944 dtype=bf16 sm_count=132 "
-                       "accumulation=promoted -> k2_pingpong_64x64x64_p8_s8 (cost model)\n"),
+                       "accumulation=promoted -> k2_coop_128x64x64_p8_s6_tma (cost model)\n"),
               std::string::npos)
         << err;
-    EXPECT_NE(err.find("* k2_pingpong_64x64x64_p8_s8: tiles="), std::string::npos) << err;
+    EXPECT_NE(err.find("* k2_coop_128x64x64_p8_s6_tma: tiles=9472"), std::string::npos) << err;
+    EXPECT_NE(err.find("  k2_pingpong_64x64x64_p8_s8: tiles=18944"), std::string::npos) << err;
     EXPECT_NE(err.find("  k2_pingpong_128x64x64_s6: tiles=9472 waves=72 last_wave_fill=76% "
                        "useful=100% cost=18432 (not a candidate: tensorcore accumulation)"),
               std::string::npos)
@@ -817,7 +831,7 @@ TEST(Kernel1, TheCostModelNeverPicksAKernel1Config) {
   // k2_pingpong_128x64x64_s6 (same tile, same cost).
   const KernelEntry k1_first[] = {kEntries[kK1], kEntries[kK1Serial], kEntries[kK1Sequential],
                                   kEntries[kS6], kEntries[kC2],       kEntries[kS8],
-                                  kEntries[kP8]};
+                                  kEntries[kP8], kEntries[kCoopP8]};
   const int k1_first_count = int(sizeof(k1_first) / sizeof(k1_first[0]));
   for (int m : kSpreadM) {
     for (const auto& ki : kSpreadKI) {
@@ -834,7 +848,11 @@ TEST(Kernel1, TheCostModelNeverPicksAKernel1Config) {
             EXPECT_NE(chosen, kK1Serial);
             EXPECT_NE(chosen, kK1Sequential);
             // Dropping the Kernel-1 configs changes nothing: they are not candidates at all.
-            EXPECT_EQ(chosen, choose_from(kEntries, kKernel2Count, s, sms, mode));
+            const KernelEntry kernel2[] = {kEntries[kS6], kEntries[kC2], kEntries[kS8], kEntries[kP8],
+                                           kEntries[kCoopP8]};
+            const int kernel2_choice = choose_from(kernel2, 5, s, sms, mode);
+            ASSERT_GE(kernel2_choice, 0);
+            EXPECT_STREQ(kernel2[kernel2_choice].config.name, kEntries[chosen].config.name);
             const int reordered = choose_from(k1_first, k1_first_count, s, sms, mode);
             ASSERT_GE(reordered, 3);
             EXPECT_STREQ(k1_first[reordered].config.name, kEntries[chosen].config.name);
