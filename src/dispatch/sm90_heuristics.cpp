@@ -60,9 +60,11 @@
 // default (`tensorcore`) only configs with promote_k_tiles == 0, whose fp32 sums stay in the
 // tensor cores; with `promoted` only configs with promote_k_tiles > 0, which add the tensor-core
 // partial sum into an FADD accumulator every promote_k_tiles k tiles (fewer outputs off by more
-// than one ulp at long K, 15-20% slower at large M on an H200: README.md, section Numerics). The
-// cost model above then ranks what is left; it does not price the promotion, so the promoted config
-// (64x64, the same tile as s8) is never compared with a tensor-core one. When `promoted` leaves no
+// than one ulp at long K, 7-25% slower at large M on an H200: README.md, section Numerics). The
+// cost model above then ranks what is left; it does not price the promotion, so the promoted
+// configs (the Cooperative 128x64 p8 tile, estimated as s6, and the 64x64 p8 tile, as s8) are
+// never compared with a tensor-core one: promoted mode runs the promoted tile of the height the
+// default mode's model would pick. When `promoted` leaves no
 // valid candidate the default set is used, with a warning. TILEGLU_FORCE_CONFIG overrides both.
 //
 // Kernel family. is_valid() accepts Kernel-2 (kernel == 2: one WGMMA chain over the [gate | up]

@@ -15,7 +15,6 @@ TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x64x64_s8)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x64x64_p8_s8)
 TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x64x64_p8_s6_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x64x64_p4_s6_tma)
-TILEGLU_DECLARE_LAUNCHERS(k2_stacked_256x64x64_s4_tma)
 TILEGLU_DECLARE_LAUNCHERS(k1_pingpong_128x64x64_s6)
 TILEGLU_DECLARE_LAUNCHERS(k1_pingpong_128x64x64_s6_serial)
 TILEGLU_DECLARE_LAUNCHERS(k1_pingpong_128x64x64_s6_sequential)
@@ -207,11 +206,6 @@ const KernelEntry kRegistry[] = {
      kernels::launch_k2_coop_128x64x64_p8_s6_tma_bf16, kernels::launch_k2_coop_128x64x64_p8_s6_tma_fp16},
     {{"k2_coop_128x64x64_p4_s6_tma", 2, 128, 64, 64, 6, 1, 1, 4, 1, false, false},
      kernels::launch_k2_coop_128x64x64_p4_s6_tma_bf16, kernels::launch_k2_coop_128x64x64_p4_s6_tma_fp16},
-    // Stacked warpgroup tiles: a 256-row CTA tile as two 128x64 Pingpong-shaped warpgroup tiles
-    // that share each weight stage (a quarter fewer L2 -> SM bytes per MAC than the 128x64 tile),
-    // their epilogues kept apart by a start-up skew (sm90_swiglu_pingpong.hpp). Not measured yet.
-    {{"k2_stacked_256x64x64_s4_tma", 2, 256, 64, 64, 4, 1, 1, 0, 1, false, false},
-     kernels::launch_k2_stacked_256x64x64_s4_tma_bf16, kernels::launch_k2_stacked_256x64x64_s4_tma_fp16},
 };
 }  // namespace
 

@@ -37,15 +37,6 @@
 // promoted accumulator only, so the SwiGLU math and stores run under those WGMMAs instead of
 // leaving the tensor cores idle as the Cooperative epilogue otherwise does.
 //
-// Stacked warpgroup tiles (kStacked = 2, Pingpong-sized tiles per warpgroup): a stage holds
-// kStacked X tiles of kTileM rows (the CTA tile is kCtaTileM = kStacked * kTileM rows) and one
-// weight tile that all of them multiply; consumer warpgroup c owns X tile c and its own
-// kTileM x 2 kTileN accumulator. The weight bytes per MAC that L2 and the TMA deliver fall by
-// the factor kStacked over the 128-row Pingpong tile (256 x 2*64: (256 + 128) / (256 * 128)
-// elements per MAC against (128 + 128) / (128 * 128), a quarter less in all), as the Cooperative
-// 128 x 2*128 tile does, while each warpgroup keeps the Pingpong tile's accumulator and epilogue.
-// See the kernel for how the two epilogues are kept apart in time.
-//
 // Sequential (kSequential, a Kernel-1 ablation): the design's literal "Swish on Gate while Up
 // loads". A tile takes 2 * k_tiles stages: a gate K sweep (stage j: X and Wg k tile j), then an
 // up K sweep (X and Wu k tile j again), so X is read twice. mma_sequential() applies SiLU to the
@@ -71,12 +62,10 @@ namespace tileglu::kernels {
 
 template <class Element_, int kTileM_, int kTileN_, int kTileK_, int kStages_, int kClusterN_,
           int kPromoteKTiles_, bool kSplitAccumulators_ = false, int kConsumerWarpgroups_ = 1,
-          bool kSequential_ = false, int kClusterM_ = 1, int kStacked_ = 1>
+          bool kSequential_ = false, int kClusterM_ = 1>
 struct Sm90SwigluMainloop {
   using Element = Element_;
   static constexpr int kTileM = kTileM_;        // rows of X per warpgroup tile
-  static constexpr int kStacked = kStacked_;    // X tiles per stage (one per consumer warpgroup)
-  static constexpr int kCtaTileM = kStacked * kTileM;  // rows of X a CTA tile covers
   static constexpr int kTileN = kTileN_;        // output columns per tile
   static constexpr int kGemmTileN = 2 * kTileN; // [gate | up] GEMM columns per tile
   static constexpr int kTileK = kTileK_;
@@ -108,9 +97,6 @@ struct Sm90SwigluMainloop {
   static_assert(kTileN % (8 * kClusterM) == 0, "each CTA multicasts whole swizzle atoms of the weights");
   static_assert(!kSequential || kSplitAccumulators, "the sequential sweeps fill separate gate and up accumulators");
   static_assert(!kSequential || kPromoteKTiles == 0, "the sequential sweeps have no promoted variant");
-  static_assert(kStacked == 1 || (kStacked == 2 && kConsumerWarpgroups == 1 && !kSequential &&
-                                  kPromoteKTiles == 0 && kClusterM * kClusterN == 1),
-                "stacked tiles: two Pingpong-shaped warpgroup tiles, no promotion or clusters");
   // Cooperative promotion runs promoted_tile_loop() (chunks half a chunk apart per warpgroup, no
   // rounding of K); the Pingpong one mma_promoted().
   static constexpr bool kChunkedPromotion = kPromoteKTiles > 0 && kConsumerWarpgroups == 2;
@@ -139,13 +125,8 @@ struct Sm90SwigluMainloop {
   static constexpr int kAtomK = cute::size<1>(SmemAtom{});
   static_assert(kTileK % kAtomK == 0, "tile_k is whole swizzle atoms along K");
   static constexpr int kKAtoms = kTileK / kAtomK;
-  // Stacked: (kTileM, kTileK, kStacked, kStages), X tile c of a stage after tile c - 1's K atoms.
-  using SmemLayoutA = cute::conditional_t<
-      kStacked == 1,
-      decltype(cute::tile_to_shape(
-          SmemAtom{}, cute::make_shape(cute::Int<kTileM>{}, cute::Int<kTileK>{}, cute::Int<kStages>{}))),
-      decltype(cute::tile_to_shape(SmemAtom{}, cute::make_shape(cute::Int<kTileM>{}, cute::Int<kTileK>{},
-                                                                 cute::Int<kStacked>{}, cute::Int<kStages>{})))>;
+  using SmemLayoutA = decltype(cute::tile_to_shape(
+      SmemAtom{}, cute::make_shape(cute::Int<kTileM>{}, cute::Int<kTileK>{}, cute::Int<kStages>{})));
   using SmemLayoutB = decltype(cute::tile_to_shape(
       SmemAtom{}, cute::make_shape(cute::Int<kGemmTileN>{}, cute::Int<kTileK>{}, cute::Int<kStages>{})));
   // One [rows, 64] block: what one TMA copy writes (X: tile_m rows; gate or up: tile_n rows).
@@ -153,7 +134,7 @@ struct Sm90SwigluMainloop {
       SmemAtom{}, cute::make_shape(cute::Int<kTileM>{}, cute::Int<kAtomK>{})));
   using SmemLayoutBHalf = decltype(cute::tile_to_shape(
       SmemAtom{}, cute::make_shape(cute::Int<kTileN>{}, cute::Int<kAtomK>{})));
-  static constexpr int kStageElemsA = kCtaTileM * kTileK;
+  static constexpr int kStageElemsA = kTileM * kTileK;
   static constexpr int kStageElemsB = kGemmTileN * kTileK;
   static constexpr int kBlockElemsA = kTileM * kAtomK;
   static constexpr int kBlockElemsB = kGemmTileN * kAtomK;  // gate half, then up half
@@ -165,7 +146,7 @@ struct Sm90SwigluMainloop {
 
   // Bytes every stage's TMA copies write: X and both weight tiles, or X and one (kSequential).
   static constexpr uint32_t kTmaTransactionBytes =
-      uint32_t((kCtaTileM + (kSequential ? kTileN : kGemmTileN)) * kTileK * sizeof(Element));
+      uint32_t((kTileM + (kSequential ? kTileN : kGemmTileN)) * kTileK * sizeof(Element));
 
   using Pipeline = cutlass::PipelineTmaAsync<kStages>;
   // The pipeline's view of the cluster: consumers release a stage to every CTA that wrote it,
@@ -235,13 +216,12 @@ struct Sm90SwigluMainloop {
   // the epilogue skips them (tile_rows_done). Why: TMA loads of a box that runs past M are slow
   // in proportion to the rows past M (H200, qwen2.5-1.5b, 64x32 tiles: M = 96 and 100 took
   // 32 us, M = 112 24.5, M = 128 23.4 with the same two tile rows; bench/NOTES.md session 5).
-  // (Tile rows are CTA tile rows: kCtaTileM.)
   CUTLASS_HOST_DEVICE static int tile_row0(int m_blk, int m) {
-    int const row0 = m_blk * kCtaTileM;
-    return (m >= kCtaTileM && m - row0 < kCtaTileM) ? m - kCtaTileM : row0;
+    int const row0 = m_blk * kTileM;
+    return (m >= kTileM && m - row0 < kTileM) ? m - kTileM : row0;
   }
   // Rows at the top of tile row m_blk that an earlier tile row has already computed and stored.
-  CUTLASS_HOST_DEVICE static int tile_rows_done(int m_blk, int m) { return m_blk * kCtaTileM - tile_row0(m_blk, m); }
+  CUTLASS_HOST_DEVICE static int tile_rows_done(int m_blk, int m) { return m_blk * kTileM - tile_row0(m_blk, m); }
 
   // Producer: issues the K sweep(s) of one output tile, k tiles [k_begin, k_begin + k_count) (the
   // whole K by default; a split-K CTA takes its range). Called by one elected thread.
@@ -257,11 +237,8 @@ struct Sm90SwigluMainloop {
     Tensor mG = p.tma_gate.get_tma_tensor(make_shape(p.i, p.k));
     Tensor mU = p.tma_up.get_tma_tensor(make_shape(p.i, p.k));
     // Tiles of one swizzle atom (64) along K: k tile kt is blocks kt * kKAtoms + [0, kKAtoms).
-    // X tile c of a stacked stage: rows tile_row0 + c * kTileM.
-    auto x_tile = [&](int c) {
-      return local_tile(domain_offset(make_coord(tile_row0(m_blk, p.m) + c * kTileM, 0), mX),
-                        make_shape(Int<kTileM>{}, Int<kAtomK>{}), make_coord(0, _));  // (BM,64,k64)
-    };
+    Tensor gX = local_tile(domain_offset(make_coord(tile_row0(m_blk, p.m), 0), mX),
+                           make_shape(Int<kTileM>{}, Int<kAtomK>{}), make_coord(0, _));  // (BM,64,k64)
     Tensor gG = local_tile(mG, make_shape(Int<kTileN>{}, Int<kAtomK>{}), make_coord(n_blk, _));  // (BN,64,k64)
     Tensor gU = local_tile(mU, make_shape(Int<kTileN>{}, Int<kAtomK>{}), make_coord(n_blk, _));
 
@@ -276,7 +253,7 @@ struct Sm90SwigluMainloop {
     auto tma_x = p.tma_x.get_slice(cta_n);
     auto tma_g = p.tma_gate.get_slice(cta_m);
     auto tma_u = p.tma_up.get_slice(cta_m);
-    Tensor tXgX = tma_x.partition_S(x_tile(0));  // (TMA,TMA_M,TMA_K,k64)
+    Tensor tXgX = tma_x.partition_S(gX);  // (TMA,TMA_M,TMA_K,k64)
     Tensor tGgG = tma_g.partition_S(gG);
     Tensor tUgU = tma_u.partition_S(gU);
 
@@ -302,14 +279,6 @@ struct Sm90SwigluMainloop {
           Tensor sG = make_tensor(make_smem_ptr(block_b), SmemLayoutBHalf{});
           Tensor sU = make_tensor(make_smem_ptr(block_b + (kSequential ? 0 : kHalfElemsB)), SmemLayoutBHalf{});
           copy(p.tma_x.with(*full_barrier, x_mask), tXgX(_, _, _, k64), tma_x.partition_D(sX));
-          CUTLASS_PRAGMA_UNROLL
-          for (int c = 1; c < kStacked; ++c) {
-            Tensor sXc = make_tensor(make_smem_ptr(smem.a.data() + stage * kStageElemsA +
-                                                   (c * kKAtoms + atom) * kBlockElemsA),
-                                     SmemLayoutABlock{});
-            copy(p.tma_x.with(*full_barrier, x_mask), tma_x.partition_S(x_tile(c))(_, _, _, k64),
-                 tma_x.partition_D(sXc));
-          }
           if (load_gate) copy(p.tma_gate.with(*full_barrier, w_mask), tGgG(_, _, _, k64), tma_g.partition_D(sG));
           if (load_up) copy(p.tma_up.with(*full_barrier, w_mask), tUgU(_, _, _, k64), tma_u.partition_D(sU));
         }
@@ -321,34 +290,24 @@ struct Sm90SwigluMainloop {
   // This thread's WGMMA operand descriptors for every stage of the A and B buffers:
   // (MMA, MMA_M, MMA_K, PIPE) and (MMA, MMA_N, MMA_K, PIPE). `consumer_thread_idx`: the
   // thread's index among the tile's 128 * kConsumerWarpgroups consumer threads.
-  // `stack`: which X tile of a stacked stage the warpgroup multiplies.
   CUTLASS_DEVICE static auto operand_descriptors(TiledMma const& tiled_mma, int consumer_thread_idx,
-                                                 SharedStorage& smem, int stack = 0) {
+                                                 SharedStorage& smem) {
     using namespace cute;
-    Tensor sA_all = make_tensor(make_smem_ptr(smem.a.data()), SmemLayoutA{});
+    Tensor sA = make_tensor(make_smem_ptr(smem.a.data()), SmemLayoutA{});
     Tensor sB = make_tensor(make_smem_ptr(smem.b.data()), SmemLayoutB{});
     auto thread_mma = tiled_mma.get_slice(consumer_thread_idx);
-    auto sA = [&] {
-      if constexpr (kStacked == 1) {
-        return sA_all;
-      } else {
-        return sA_all(_, _, stack, _);  // (kTileM, kTileK, kStages)
-      }
-    }();
     return cute::make_tuple(thread_mma.make_fragment_A(thread_mma.partition_A(sA)),
                             thread_mma.make_fragment_B(thread_mma.partition_B(sB)));
   }
 
   // Consumer: accumulates one tile over K into `accum` (sm90_wgmma_k_sweep.hpp: one WGMMA batch
   // in flight, each stage released as soon as the WGMMA reading it has retired).
-  // `stack` and `on_k_tile`: see operand_descriptors() and wgmma_k_sweep().
-  template <class Accum, class PipelineT, class StateT, class OnKTile = NoKTileHook>
+  template <class Accum, class PipelineT, class StateT>
   CUTLASS_DEVICE static void mma(PipelineT& pipeline, StateT read_state, Accum& accum,
-                                 int k_tile_count, int consumer_thread_idx, SharedStorage& smem,
-                                 int stack = 0, OnKTile const& on_k_tile = {}) {
+                                 int k_tile_count, int consumer_thread_idx, SharedStorage& smem) {
     TiledMma tiled_mma;
-    auto [tCrA, tCrB] = operand_descriptors(tiled_mma, consumer_thread_idx, smem, stack);
-    wgmma_k_sweep(tiled_mma, tCrA, tCrB, accum, pipeline, read_state, k_tile_count, on_k_tile);
+    auto [tCrA, tCrB] = operand_descriptors(tiled_mma, consumer_thread_idx, smem);
+    wgmma_k_sweep(tiled_mma, tCrA, tCrB, accum, pipeline, read_state, k_tile_count);
   }
 
   // mma() with promotion: WGMMA into `scratch` for kPromoteKTiles k tiles, then FADD into

@@ -22,17 +22,6 @@
 // than 1 ulp than the tensor cores' own fp32 sums give) a candidate at full tile size, where the
 // Pingpong tile has no registers for a second 128 x 128 accumulator.
 //
-// kStacked = 2 is a third schedule: both consumer warpgroups take every tile, as in Cooperative,
-// but each on its own 128-row X tile of the stage against the shared weight tile (the
-// mainloop's stacked stages), with the Pingpong tile's accumulator and epilogue per warpgroup.
-// The CTA tile is 256 x 2*64: the weight bytes per MAC of the Cooperative 128 x 2*128 tile.
-// Its epilogues hide as in Pingpong, by skew: consumer 1 starts kStackSkewKTiles k tiles after
-// consumer 0 (a named barrier, once). From then on one finishes its K sweep while the other is
-// still multiplying and, alone on the tensor cores, runs twice as fast, so each epilogue runs
-// under the other's last (or first) k tiles and the lead renews itself every tile (as long as the
-// epilogue takes no longer than kStackSkewKTiles k tiles of one warpgroup); the stages bound it:
-// consumer 0 can be at most kStages - 1 stages ahead of consumer 1.
-//
 // Warp roles (384 threads): warpgroup 0 is the producer (one elected thread issues the TMA
 // copies of sm90_swiglu_mainloop_tma_gmma_ws.hpp), warpgroups 1 and 2 are consumers. Each
 // consumer owns a whole output tile at a time; tiles of one CTA alternate between the two
@@ -69,27 +58,18 @@ namespace tileglu::kernels {
 template <class Element_, int kTileM, int kTileN, int kTileK, int kStages, int kClusterN_,
           int kPromoteKTiles = 0, bool kSplitAccumulators = false, bool kOverlapEpilogue_ = true,
           bool kCooperative_ = false, bool kTmaStore_ = false, bool kSequential_ = false,
-          int kClusterM_ = 1, int kStacked_ = 1>
+          int kClusterM_ = 1>
 struct Sm90SwigluPingpong {
   using Element = Element_;
   static constexpr int kClusterN = kClusterN_;  // cluster extent along N (X multicast)
   static constexpr int kClusterM = kClusterM_;  // cluster extent along M (weight multicast)
   static constexpr int kClusterSize = kClusterM * kClusterN;
   static constexpr bool kCooperative = kCooperative_;
-  static constexpr int kStacked = kStacked_;  // 2: stacked warpgroup tiles (see the header)
-  static_assert(kStacked == 1 || (!kCooperative && kOverlapEpilogue_ && !kSequential_),
-                "stacked tiles are their own schedule");
-  // k tiles consumer 0 runs ahead of consumer 1 in the stacked schedule; at most kStages - 2 so
-  // the producer keeps a stage of look-ahead for consumer 0.
-  static constexpr int kStackSkewKTiles = kStages - 2 < 2 ? kStages - 2 : 2;
-  static_assert(kStacked == 1 || kStackSkewKTiles >= 1, "the stacked schedule wants 3 or more stages");
   // true: the epilogue stages the output tile in shared memory and stores it with TMA
   // (Sm90SwigluTmaStore); false: register-direct stores.
   static constexpr bool kTmaStore = kTmaStore_;
   // Consumer threads that share one tile: one warpgroup (Pingpong) or both (Cooperative).
   static constexpr int kTileConsumerThreads = kCooperative ? 256 : 128;
-  // Consumer threads that read (and release) each stage: both warpgroups unless in Pingpong.
-  static constexpr int kStageConsumerThreads = kCooperative || kStacked > 1 ? 256 : 128;
   static_assert(!kCooperative || kOverlapEpilogue_, "the ablation is of the Pingpong overlap");
   // false: the ablation that proves the overlap — a consumer hands the tensor cores to the
   // other only after its epilogue, so SwiGLU and the stores sit on the critical path.
@@ -100,7 +80,7 @@ struct Sm90SwigluPingpong {
   static_assert(!kSequential || !kCooperative, "the sequential sweeps are a Pingpong ablation");
   using Mainloop = Sm90SwigluMainloop<Element, kTileM, kTileN, kTileK, kStages, kClusterN,
                                         kPromoteKTiles, kSplitAccumulators, kCooperative ? 2 : 1,
-                                        kSequential, kClusterM, kStacked>;
+                                        kSequential, kClusterM>;
   using Epilogue = Sm90SwigluEpilogue<Element, kTileM, kTileN,
                                       cute::conditional_t<kSequential, MulActivated, SiluMul>>;
   // Without kTmaStore no staging type is instantiated (its swizzle atom needs tile_n % 64 == 0).
@@ -175,7 +155,7 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
   typename Pipeline::Params pipe_params;
   pipe_params.role = is_producer ? Pipeline::ThreadCategory::Producer : Pipeline::ThreadCategory::Consumer;
   pipe_params.is_leader = wg_thread_idx == 0;
-  pipe_params.num_consumers = Kernel::kStageConsumerThreads;
+  pipe_params.num_consumers = Kernel::kTileConsumerThreads;
   pipe_params.transaction_bytes = Mainloop::kTmaTransactionBytes;
   Pipeline pipeline(smem.pipeline, pipe_params, typename Mainloop::ClusterShape{});
 
@@ -231,38 +211,31 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
     int const first_tile = Kernel::kCooperative ? cluster_id : cluster_id + consumer * num_clusters;
     int const tile_step = Kernel::kCooperative ? num_clusters : 2 * num_clusters;
     int const stages_per_step = Kernel::kCooperative ? tile_stages : 2 * tile_stages;
-    if (!Kernel::kCooperative && Kernel::kStacked == 1 && consumer == 1) read_state.advance(tile_stages);
+    if (!Kernel::kCooperative && consumer == 1) read_state.advance(tile_stages);
 
-    // The epilogue of one finished tile (every schedule). Stacked: warpgroup `consumer`'s rows
-    // of the CTA tile, rows [consumer * kTileM, (consumer + 1) * kTileM).
+    // The epilogue of one finished tile (both schedules).
     auto store_tile = [&](auto const& accum, int m_blk, int n_blk) {
-      int const stack = Kernel::kStacked > 1 ? consumer : 0;
       // A ragged M's last tile row starts early and overlaps the previous one (the mainloop's
       // tile_row0): it is stored register-direct, skipping the rows already stored, also where
       // the other tiles go out by TMA (whose box cannot skip rows). Uniform per tile.
-      int const cta_rows_done = Mainloop::tile_rows_done(m_blk, params.mainloop.m);
-      int const row0 = m_blk * Mainloop::kCtaTileM - cta_rows_done + stack * Mainloop::kTileM;
-      int rows_done = cta_rows_done - stack * Mainloop::kTileM;
-      rows_done = rows_done < 0 ? 0 : rows_done > Mainloop::kTileM ? Mainloop::kTileM : rows_done;
-      if (Kernel::kStacked > 1 && (row0 >= params.mainloop.m || rows_done == Mainloop::kTileM)) {
-        return;  // this warpgroup's rows are all past M or stored by the previous tile row
-      }
+      int const rows_done = Mainloop::tile_rows_done(m_blk, params.mainloop.m);
       bool stored = false;
       if constexpr (Kernel::kTmaStore) {
-        if (cta_rows_done == 0) {
+        if (rows_done == 0) {
           // Named barriers 0 and 1 (NamedBarrier adds CUTLASS's 8 reserved ids: hardware 8 and 9):
-          // one per Pingpong or stacked consumer, 0 for the Cooperative pair.
+          // one per Pingpong consumer, 0 for the Cooperative pair.
           Kernel::TmaStore::template store<typename Kernel::Epilogue>(
               accum, tiled_mma, consumer_thread, Kernel::kTileConsumerThreads,
               Kernel::kCooperative ? 0 : consumer, consumer_thread == 0,
               smem.out.buffers.data() + (Kernel::kCooperative ? 0 : consumer) * Kernel::TmaStore::kBufferElems,
-              params.tma_out, m_blk * Kernel::kStacked + stack, n_blk, params.mainloop.m, params.mainloop.i);
+              params.tma_out, m_blk, n_blk, params.mainloop.m, params.mainloop.i);
           stored = true;
         }
       }
       if (!stored) {
-        Kernel::Epilogue::store(accum, tiled_mma, consumer_thread, row0, rows_done, n_blk * Mainloop::kTileN,
-                                params.mainloop.m, params.mainloop.i, params.out, params.ld_out);
+        Kernel::Epilogue::store(accum, tiled_mma, consumer_thread, m_blk * Mainloop::kTileM - rows_done,
+                                rows_done, n_blk * Mainloop::kTileN, params.mainloop.m,
+                                params.mainloop.i, params.out, params.ld_out);
       }
     };
     auto cta_tile_coord = [&](int tile, int& m_blk, int& n_blk) {
@@ -282,28 +255,6 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
                                      cta_tile_coord(tile, m_blk, n_blk);
                                      store_tile(accum, m_blk, n_blk);
                                    });
-    } else if constexpr (Kernel::kStacked > 1) {
-      // Both consumers take every tile, consumer c X tile c of each stage; consumer 1 starts
-      // kStackSkewKTiles k tiles behind (named barrier 2, hardware id 10, once; see the header). A
-      // CTA without tiles has neither consumer at the barrier.
-      constexpr uint32_t kSkewBarrier = 2;
-      int const skew_k_tile = (k_tiles < Kernel::kStackSkewKTiles ? k_tiles : Kernel::kStackSkewKTiles) - 1;
-      bool first = true;
-      for (int tile = cluster_id; tile < total_tiles; tile += num_clusters) {
-        int m_blk, n_blk;
-        cta_tile_coord(tile, m_blk, n_blk);
-        Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<Mainloop::kTileM>{}, Int<Mainloop::kGemmTileN>{}));
-        if (first && consumer == 1) cutlass::arch::NamedBarrier::sync(256, kSkewBarrier);
-        bool const signal = first && consumer == 0;
-        Mainloop::mma(pipeline, read_state, accum, k_tiles, consumer_thread, smem.tensors, consumer,
-                      [&](int kt) {
-                        if (signal && kt == skew_k_tile) cutlass::arch::NamedBarrier::arrive(256, kSkewBarrier);
-                      });
-        first = false;
-        Mainloop::mma_tail(pipeline, read_state, tile_stages);
-        read_state.advance(tile_stages);
-        store_tile(accum, m_blk, n_blk);
-      }
     } else {
       for (int tile = first_tile; tile < total_tiles; tile += tile_step) {
         int m_blk, n_blk;
@@ -342,7 +293,7 @@ cudaError_t launch_sm90_swiglu_pingpong(SwigluParams const& p, int sm_count, cud
       // Scheduler tiles are cluster tiles: kClusterM x kClusterN neighbouring tiles.
       // (x - 1) / t + 1 rounds up without overflowing for x near INT_MAX (x >= 1 is validated).
       // Raster bands of 8 tile rows (4 cluster rows of a weight-multicast cluster).
-      Sm90StaticPersistentScheduler{(p.m - 1) / (Mainloop::kCtaTileM * Kernel::kClusterM) + 1,
+      Sm90StaticPersistentScheduler{(p.m - 1) / (Mainloop::kTileM * Kernel::kClusterM) + 1,
                                     (p.i - 1) / (Mainloop::kTileN * Kernel::kClusterN) + 1,
                                     8 / Kernel::kClusterM},
       static_cast<Element*>(p.out), p.ld_out, {}};

@@ -15,20 +15,13 @@
 
 namespace tileglu::kernels {
 
-// The default of wgmma_k_sweep's hook: nothing.
-struct NoKTileHook {
-  CUTLASS_DEVICE void operator()(int) const {}
-};
-
 // tCrA (MMA, MMA_M, MMA_K, PIPE) and tCrB (MMA, MMA_N, MMA_K, PIPE): this thread's WGMMA operand
 // descriptors for every stage. On return the last k tile's batch is still in flight and its
-// stage unreleased: wait (warpgroup_wait<0>) before reading `accum`. on_k_tile(kt) runs after
-// k tile kt's batch is issued (the stacked kernel's start-up skew signals from it).
-template <class TiledMma, class FragA, class FragB, class Accum, class PipelineT, class StateT,
-          class OnKTile = NoKTileHook>
+// stage unreleased: wait (warpgroup_wait<0>) before reading `accum`.
+template <class TiledMma, class FragA, class FragB, class Accum, class PipelineT, class StateT>
 CUTLASS_DEVICE void wgmma_k_sweep(TiledMma& tiled_mma, FragA const& tCrA, FragB const& tCrB,
                                   Accum& accum, PipelineT& pipeline, StateT read_state,
-                                  int k_tile_count, OnKTile const& on_k_tile = {}) {
+                                  int k_tile_count) {
   using namespace cute;
   StateT release_state = read_state;
 
@@ -47,7 +40,6 @@ CUTLASS_DEVICE void wgmma_k_sweep(TiledMma& tiled_mma, FragA const& tCrA, FragB 
     ++read_state;
   }
   warpgroup_fence_operand(accum);
-  on_k_tile(0);
 
   CUTLASS_PRAGMA_NO_UNROLL
   for (int kt = 1; kt < k_tile_count; ++kt) {
@@ -57,7 +49,6 @@ CUTLASS_DEVICE void wgmma_k_sweep(TiledMma& tiled_mma, FragA const& tCrA, FragB 
     warpgroup_arrive();
     cute::gemm(tiled_mma, tCrA(_, _, _, stage), tCrB(_, _, _, stage), accum);
     warpgroup_commit_batch();
-    on_k_tile(kt);
     warpgroup_wait<1>();  // the previous k tile's WGMMA has retired: free its stage
     warpgroup_fence_operand(accum);
     pipeline.consumer_release(release_state);

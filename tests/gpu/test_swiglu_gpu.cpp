@@ -239,8 +239,6 @@ INSTANTIATE_TEST_SUITE_P(
                                      "k2_pingpong_64x64x64_s8", "k2_pingpong_64x64x64_p8_s8",
                                      // Promoted Cooperative (chunked, epilogue under WGMMAs).
                                      "k2_coop_128x64x64_p8_s6_tma", "k2_coop_128x64x64_p4_s6_tma",
-                                     // Stacked warpgroup tiles (256 rows per CTA).
-                                     "k2_stacked_256x64x64_s4_tma",
                                      // Kernel-1 (forced only) and its ablations.
                                      "k1_pingpong_128x64x64_s6",
                                      "k1_pingpong_128x64x64_s6_serial",
