@@ -331,17 +331,7 @@ struct Sm90SwigluMainloop {
       tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
       CUTLASS_PRAGMA_UNROLL
       for (int j = 0; j < kPromoteKTiles; ++j) {
-        pipeline.consumer_wait(read_state, pipeline.consumer_try_wait(read_state));
-        int const stage = read_state.index();
-        warpgroup_fence_operand(scratch);
-        warpgroup_arrive();
-        CUTLASS_PRAGMA_UNROLL
-        for (int kb = 0; kb < size<2>(tCrA); ++kb) {
-          cute::gemm(tiled_mma, tCrA(_, _, kb, stage), tCrB(_, _, kb, stage), scratch);
-          tiled_mma.accumulate_ = GMMA::ScaleOut::One;
-        }
-        warpgroup_commit_batch();
-        ++read_state;
+        wgmma_issue_k_tile(tiled_mma, tCrA, tCrB, scratch, pipeline, read_state);
         if (j + 1 < kPromoteKTiles) {
           warpgroup_wait<1>();  // the previous k tile's WGMMA has retired: free its stage
           warpgroup_fence_operand(scratch);
@@ -392,19 +382,9 @@ struct Sm90SwigluMainloop {
 
     // One k tile's WGMMA batch into scratch; zero_init restarts the scratch sum (a chunk's first).
     auto issue = [&](bool zero_init) {
-      pipeline.consumer_wait(read_state, pipeline.consumer_try_wait(read_state));
-      int const stage = read_state.index();
-      warpgroup_fence_operand(scratch);
-      warpgroup_arrive();
       tiled_mma.accumulate_ = zero_init ? GMMA::ScaleOut::Zero : GMMA::ScaleOut::One;
-      CUTLASS_PRAGMA_UNROLL
-      for (int kb = 0; kb < size<2>(tCrA); ++kb) {
-        cute::gemm(tiled_mma, tCrA(_, _, kb, stage), tCrB(_, _, kb, stage), scratch);
-        tiled_mma.accumulate_ = GMMA::ScaleOut::One;
-      }
-      warpgroup_commit_batch();
+      wgmma_issue_k_tile(tiled_mma, tCrA, tCrB, scratch, pipeline, read_state);
       warpgroup_fence_operand(scratch);
-      ++read_state;
       ++unreleased;
     };
     // Frees the stages of every retired batch: all but the `in_flight` newest.
