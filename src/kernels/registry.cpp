@@ -31,9 +31,6 @@ TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_c2_s4_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_m2_s6_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_m2_s4_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x96x64_s6)
-TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x72x64_s6)
-TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x72x64_s5_tma)
-TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x112x64_s4_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x128x128_s2)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x64x128_s4)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x128_s3)
@@ -140,19 +137,6 @@ const KernelEntry kRegistry[] = {
     // staging swizzle wants 64 | tile_n.
     {{"k2_pingpong_64x96x64_s6", 2, 64, 96, 64, 6, 1, 1, 0, 1, false, false},
      kernels::launch_k2_pingpong_64x96x64_s6_bf16, kernels::launch_k2_pingpong_64x96x64_s6_fp16},
-    // 72 output columns (WGMMA N = 144, 144 accumulator registers): whole waves where 72 fits I
-    // (7B, I = 18944: 264 column tiles, 2 x 264 = 4 waves of 132 SMs at M = 256, and whole waves
-    // at every M that is a multiple of 256), where the 128x64 tile leaves 4.48. The nvjet kernels
-    // PyTorch's cuBLAS runs pick their tile the same way (192x128 at 7B M = 256: 3 waves;
-    // bench/NOTES.md session 8). The TMA-store variant stages row-major (64 does not divide 72).
-    {{"k2_pingpong_128x72x64_s6", 2, 128, 72, 64, 6, 1, 1, 0, 1, false, false},
-     kernels::launch_k2_pingpong_128x72x64_s6_bf16, kernels::launch_k2_pingpong_128x72x64_s6_fp16},
-    {{"k2_pingpong_128x72x64_s5_tma", 2, 128, 72, 64, 5, 1, 1, 0, 1, false, false},
-     kernels::launch_k2_pingpong_128x72x64_s5_tma_bf16, kernels::launch_k2_pingpong_128x72x64_s5_tma_fp16},
-    // 112 output columns (WGMMA N = 224), Cooperative (112 accumulator registers per thread):
-    // 72B's I = 29568 is 264 such column tiles, whole waves at every M.
-    {{"k2_coop_128x112x64_s4_tma", 2, 128, 112, 64, 4, 1, 1, 0, 1, false, false},
-     kernels::launch_k2_coop_128x112x64_s4_tma_bf16, kernels::launch_k2_coop_128x112x64_s4_tma_fp16},
     // 128-deep k tiles: each stage reads 256 contiguous bytes of every weight row (two TMA boxes
     // per operand) instead of 128, and the consumers wait on half as many barriers.
     {{"k2_pingpong_64x128x128_s2", 2, 64, 128, 128, 2, 1, 1, 0, 1, false, false},

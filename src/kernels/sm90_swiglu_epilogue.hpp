@@ -113,27 +113,13 @@ struct Sm90SwigluEpilogue {
 // Pingpong one. Staging costs shared memory (tile_m x tile_n elements per buffer), so the configs
 // that use it have their stage count sized for it.
 //
-// Where 64 divides tile_n the buffer is 128-byte swizzled in rows of 64 elements (the GMMA K-major
-// atom): a warp's 32-bit writes (8 rows x 4 column pairs of one 8-column group) land in 8
-// different 16-byte chunks, which covers the 32 banks without conflict, and TMA reads the same
-// swizzle. Otherwise (the 72-column tile) it is plain row-major, rows tile_n * 2 bytes apart:
-// for tile_n = 72 that is 144 bytes, so row r of the warp's 8 starts at bank 4r (mod 32) and
-// the 8 x 4 writes are conflict-free as well; TMA takes a box of tile_n * 2 bytes (a multiple of
-// 16) per row without swizzle.
-template <class Element, int kTileM, int kTileN, bool kSwizzled = kTileN % 64 == 0>
-struct Sm90SwigluStagingLayout {  // 128-byte swizzled rows of 64
-  using type = decltype(cute::tile_to_shape(cute::GMMA::Layout_K_SW128_Atom<Element>{},
-                                            cute::make_shape(cute::Int<kTileM>{}, cute::Int<kTileN>{})));
-};
-template <class Element, int kTileM, int kTileN>
-struct Sm90SwigluStagingLayout<Element, kTileM, kTileN, false> {  // row-major
-  static_assert(kTileN % 8 == 0, "a TMA box row is a multiple of 16 bytes");
-  using type = cute::Layout<cute::Shape<cute::Int<kTileM>, cute::Int<kTileN>>, cute::Stride<cute::Int<kTileN>, cute::_1>>;
-};
-
+// The buffer is 128-byte swizzled in rows of 64 elements (the GMMA K-major atom): a warp's 32-bit
+// writes (8 rows x 4 column pairs of one 8-column group) land in 8 different 16-byte chunks,
+// which covers the 32 banks without conflict, and TMA reads the same swizzle.
 template <class Element, int kTileM, int kTileN>
 struct Sm90SwigluTmaStore {
-  using SmemLayout = typename Sm90SwigluStagingLayout<Element, kTileM, kTileN>::type;
+  using SmemLayout = decltype(cute::tile_to_shape(cute::GMMA::Layout_K_SW128_Atom<Element>{},
+                                                  cute::make_shape(cute::Int<kTileM>{}, cute::Int<kTileN>{})));
   static constexpr int kBufferElems = kTileM * kTileN;
   static_assert(cute::cosize_v<SmemLayout> == kBufferElems, "staging buffer must be dense");
   using GmemLayout = cute::Layout<cute::Shape<int, int>, cute::Stride<int64_t, cute::_1>>;

@@ -58,38 +58,7 @@
 #include "sm90_wgmma_k_sweep.hpp"
 #include "swiglu_activation.hpp"
 
-// CUTLASS declares the WGMMA atoms of N other than 8, 16, 32, 64, 96, 128, 192 and 256 (every
-// multiple of 8) in headers of ~60k lines that it includes only under
-// CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED, which also changes ss_op_selector's choices everywhere.
-// A translation unit that instantiates such a tile (the 72-column tile: N = 144) defines
-// TILEGLU_WGMMA_EXTENDED_N before including the kernel headers; the others do not pay for them.
-#if defined(TILEGLU_WGMMA_EXTENDED_N)
-#include <cute/arch/mma_sm90_gmma_ext.hpp>
-#include <cute/atom/mma_traits_sm90_gmma_ext.hpp>
-#endif
-
 namespace tileglu::kernels {
-
-// The SS WGMMA atom (A and B from shared memory, K-major, fp32 accumulators) of a 64 x kN tile.
-template <class Element, int kN, int kTileK>
-CUTLASS_HOST_DEVICE constexpr auto wgmma_ss_atom() {
-  using cute::GMMA::Major;
-  if constexpr (kN == 144) {
-#if defined(TILEGLU_WGMMA_EXTENDED_N)
-    if constexpr (cute::is_same_v<Element, cutlass::bfloat16_t>) {
-      return cute::SM90::GMMA::MMA_64x144x16_F32BF16BF16_SS<Major::K, Major::K>{};
-    } else {
-      return cute::SM90::GMMA::MMA_64x144x16_F32F16F16_SS<Major::K, Major::K>{};
-    }
-#else
-    static_assert(kN != 144, "N = 144 needs TILEGLU_WGMMA_EXTENDED_N defined before the kernel headers");
-#endif
-  } else {
-    return cute::GMMA::ss_op_selector<Element, Element, float,
-                                      cute::Shape<cute::_64, cute::Int<kN>, cute::Int<kTileK>>,
-                                      Major::K, Major::K>();
-  }
-}
 
 template <class Element_, int kTileM_, int kTileN_, int kTileK_, int kStages_, int kClusterN_,
           int kPromoteKTiles_, bool kSplitAccumulators_ = false, int kConsumerWarpgroups_ = 1,
@@ -140,7 +109,10 @@ struct Sm90SwigluMainloop {
 
   // The consumer warpgroup(s) compute the whole tile: kTileM/64 WGMMA atoms along M (split
   // between the warpgroups), 2*tile_n/kMmaAtomN along N.
-  using MmaAtom = decltype(wgmma_ss_atom<Element, kMmaAtomN, kTileK>());
+  using MmaAtom = decltype(cute::GMMA::ss_op_selector<
+                           Element, Element, float,
+                           cute::Shape<cute::_64, cute::Int<kMmaAtomN>, cute::Int<kTileK>>,
+                           cute::GMMA::Major::K, cute::GMMA::Major::K>());
   using TiledMma = decltype(cute::make_tiled_mma(
       MmaAtom{}, cute::Layout<cute::Shape<cute::Int<kConsumerWarpgroups>, cute::_1, cute::_1>>{}));
 

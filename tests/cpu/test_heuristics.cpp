@@ -43,9 +43,6 @@ const KernelEntry kEntries[] = {
     {{"k2_pingpong_128x64x64_m2_s6_tma", 2, 128, 64, 64, 6, 2, 1, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k2_coop_128x128x64_m2_s4_tma", 2, 128, 128, 64, 4, 2, 1, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k2_pingpong_64x96x64_s6", 2, 64, 96, 64, 6, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
-    {{"k2_pingpong_128x72x64_s6", 2, 128, 72, 64, 6, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
-    {{"k2_pingpong_128x72x64_s5_tma", 2, 128, 72, 64, 5, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
-    {{"k2_coop_128x112x64_s4_tma", 2, 128, 112, 64, 4, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k2_pingpong_64x128x128_s2", 2, 64, 128, 128, 2, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k2_pingpong_64x64x128_s4", 2, 64, 64, 128, 4, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k2_pingpong_128x64x128_s3", 2, 128, 64, 128, 3, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
@@ -69,7 +66,7 @@ const KernelEntry kEntries[] = {
     {{"k2_coop_128x64x64_p8_s6_tma", 2, 128, 64, 64, 6, 1, 1, 8, 1, true, false}, fake_launch, fake_launch},
     {{"k2_coop_128x64x64_p4_s6_tma", 2, 128, 64, 64, 6, 1, 1, 4, 1, false, false}, fake_launch, fake_launch},
 };
-constexpr int kEntryCount = 45;
+constexpr int kEntryCount = 42;
 constexpr int kS6 = 0;        // 128x64
 constexpr int kC2 = 1;        // 128x64, cluster 1x2 multicasting X
 constexpr int kS8 = 2;        // 64x64
@@ -78,7 +75,7 @@ constexpr int kK1 = 4;        // Kernel-1 128x64: separate gate and up accumulat
 constexpr int kK1Serial = 5;  // the same with the epilogue serialized: the overlap ablation
 constexpr int kK1Sequential = 6;  // gate K sweep, then up K sweep with SiLU meanwhile: an ablation
 constexpr int kKernel2Count = 4;  // kEntries[0, 4): the Kernel-2 configs
-constexpr int kCoopP8 = 43;   // Cooperative 128x64, promoted every 8 k tiles (chunked)
+constexpr int kCoopP8 = 40;   // Cooperative 128x64, promoted every 8 k tiles (chunked)
 
 Shape shape(int m, int k, int i, DType dtype = DType::kBF16) {
   Shape s;

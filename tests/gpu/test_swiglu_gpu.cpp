@@ -255,10 +255,6 @@ INSTANTIATE_TEST_SUITE_P(
                                      "k2_pingpong_128x64x64_m2_s6_tma", "k2_coop_128x128x64_m2_s4_tma",
                                      // 96-column tiles (WGMMA N = 192).
                                      "k2_pingpong_64x96x64_s6",
-                                     // 72-column tiles (WGMMA N = 144).
-                                     "k2_pingpong_128x72x64_s6", "k2_pingpong_128x72x64_s5_tma",
-                                     // 112-column Cooperative tile (WGMMA N = 224).
-                                     "k2_coop_128x112x64_s4_tma",
                                      // 128-deep k tiles.
                                      "k2_pingpong_64x128x128_s2", "k2_pingpong_64x64x128_s4",
                                      "k2_pingpong_128x64x128_s3",
