@@ -51,6 +51,7 @@ TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n32_s10)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n64_s4)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n64_s9)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n128_s6)
+TILEGLU_DECLARE_LAUNCHERS(k2_wavesplit_128x64_64x64_tma)  // wave_split.cpp
 #undef TILEGLU_DECLARE_LAUNCHERS
 }  // namespace kernels
 
@@ -206,6 +207,11 @@ const KernelEntry kRegistry[] = {
      kernels::launch_k2_coop_128x64x64_p8_s6_tma_bf16, kernels::launch_k2_coop_128x64x64_p8_s6_tma_fp16},
     {{"k2_coop_128x64x64_p4_s6_tma", 2, 128, 64, 64, 6, 1, 1, 4, 1, false, false},
      kernels::launch_k2_coop_128x64x64_p4_s6_tma_bf16, kernels::launch_k2_coop_128x64x64_p4_s6_tma_fp16},
+    // Wave split (wave_split.h): k2_pingpong_128x64x64_s6_tma over the output columns that fill
+    // whole waves, k2_pingpong_64x64x64_s8_tma over the rest, two launches; one launch of the
+    // former where the split saves no wave. The fields describe the 128x64 part.
+    {{"k2_wavesplit_128x64_64x64_tma", 2, 128, 64, 64, 6, 1, 1, 0, 1, false, false},
+     kernels::launch_k2_wavesplit_128x64_64x64_tma_bf16, kernels::launch_k2_wavesplit_128x64_64x64_tma_fp16},
 };
 }  // namespace
 

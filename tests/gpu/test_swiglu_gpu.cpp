@@ -239,6 +239,8 @@ INSTANTIATE_TEST_SUITE_P(
                                      "k2_pingpong_64x64x64_s8", "k2_pingpong_64x64x64_p8_s8",
                                      // Promoted Cooperative (chunked, epilogue under WGMMAs).
                                      "k2_coop_128x64x64_p8_s6_tma", "k2_coop_128x64x64_p4_s6_tma",
+                                     // Two launches: 128x64 over whole waves, 64x64 over the rest.
+                                     "k2_wavesplit_128x64_64x64_tma",
                                      // Kernel-1 (forced only) and its ablations.
                                      "k1_pingpong_128x64x64_s6",
                                      "k1_pingpong_128x64x64_s6_serial",
