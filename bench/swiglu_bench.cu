@@ -974,10 +974,17 @@ struct Row {
     bool eligible = true;  // not an ablation, not promoted accumulation: a table may name it
     bool clustered = false;  // launched in thread-block clusters of a fixed shape (cluster_m x cluster_n > 1)
     Timing t, graph;
-    // What the tuner ranks by: graph replay for decode sizes (what a server sees), else events.
-    double score_us() const { return graph.runs > 0 ? graph.median_us : t.median_us; }
+    // The first pass's score and those of the re-timing rounds (tune_case), in order.
+    std::vector<double> rounds;
+    double first_us() const { return graph.runs > 0 ? graph.median_us : t.median_us; }
+    // What the tuner ranks by: graph replay for decode sizes (what a server sees), else events;
+    // the median over the rounds where the config was re-timed.
+    double score_us() const { return rounds.empty() ? first_us() : median(rounds); }
   };
   std::vector<Tuned> tuned;
+  // The config the library ran for this row before tuning (its tables or cost model, unforced):
+  // what a tuning table has to beat (write_tuning_table).
+  std::string incumbent;
 };
 
 struct Options {
@@ -1308,12 +1315,37 @@ std::vector<EdgeCase> edge_cases() {
 // (read by the library on every call). A config the library does not run for this shape (the
 // query names another) is skipped. The environment is restored to --config's value afterwards.
 // ------------------------------------------------------------------------------------------------
+//
+// Why the re-timing rounds: one pass times the configs one after another, and the clocks drift
+// under the power limit by more than the configs within a few percent of each other differ (H200,
+// session 8: a table merged from one pass's winners ran 4 of 154 rows 3-6 % slower than the
+// embedded one). So the configs within kRetimeWindow of the pass's best, and the incumbent, are
+// timed kRetimeRounds more times, interleaved and in a rotating order, and ranked by the median.
+constexpr double kRetimeWindow = 0.05;
+constexpr int kRetimeRounds = 2;
+
 template <typename T>
 void tune_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
   Device& dev = ctx.dev;
   const int64_t m = row->m, k = row->k, i = row->i;
   const tileglu_dtype_t dt = TypeInfo<T>::kDtype;
   const int count = tileglu_config_count();
+  auto call = [&](cudaStream_t s) {
+    return tileglu_swiglu_stacked(dt, m, k, i, x, k, w, k, out, i, s) == TILEGLU_SUCCESS;
+  };
+  auto time_config = [&](Row::Tuned* tuned) {
+    setenv("TILEGLU_FORCE_CONFIG", tuned->config.c_str(), 1);
+    tuned->t = time_variant(dev, ctx.events, ctx.topt, [&](cudaStream_t s) { call(s); });
+    if (m <= 64) tuned->graph = time_variant_graph(dev, ctx.topt, call);
+    CUDA_CHECK(cudaGetLastError());
+    tuned->rounds.push_back(tuned->first_us());
+  };
+  {
+    unsetenv("TILEGLU_FORCE_CONFIG");
+    tileglu_swiglu_problem_t p = make_problem(dt, m, k, i, x, k, w, w + i * k, k, out, i);
+    tileglu_config_t runs{};
+    if (tileglu_query_config(&p, &runs) == TILEGLU_SUCCESS) row->incumbent = runs.name;
+  }
   for (int idx = 0; idx < count; ++idx) {
     tileglu_config_t cfg{};
     if (tileglu_config_at(idx, &cfg) != TILEGLU_SUCCESS) continue;
@@ -1329,13 +1361,22 @@ void tune_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
     tuned.config = cfg.name;
     tuned.eligible = !cfg.ablation && cfg.promote_k_tiles == 0;
     tuned.clustered = cfg.cluster_m * cfg.cluster_n > 1;
-    auto call = [&](cudaStream_t s) {
-      return tileglu_swiglu_stacked(dt, m, k, i, x, k, w, k, out, i, s) == TILEGLU_SUCCESS;
-    };
-    tuned.t = time_variant(dev, ctx.events, ctx.topt, [&](cudaStream_t s) { call(s); });
-    if (m <= 64) tuned.graph = time_variant_graph(dev, ctx.topt, call);
-    CUDA_CHECK(cudaGetLastError());
+    time_config(&tuned);
     row->tuned.push_back(tuned);
+  }
+  // Re-timing rounds: the eligible configs near the first pass's best, and the incumbent.
+  double best = INFINITY;
+  for (const auto& t : row->tuned)
+    if (t.eligible && std::isfinite(t.first_us())) best = std::min(best, t.first_us());
+  std::vector<Row::Tuned*> close;
+  for (auto& t : row->tuned) {
+    const bool near_best = t.eligible && t.first_us() <= best * (1.0 + kRetimeWindow);
+    if (std::isfinite(t.first_us()) && (near_best || t.config == row->incumbent)) close.push_back(&t);
+  }
+  if (close.size() > 1) {
+    for (int round = 0; round < kRetimeRounds; ++round) {
+      for (size_t j = 0; j < close.size(); ++j) time_config(close[(j + round + 1) % close.size()]);
+    }
   }
   if (ctx.opt.config.empty()) {
     unsetenv("TILEGLU_FORCE_CONFIG");
@@ -1350,6 +1391,10 @@ void tune_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
 // minute apart), the unclustered tiles' by 1-2 %; a cluster config that won a run by less than
 // that lost the next run's bench by up to 11 % (bench/NOTES.md session 6).
 constexpr double kClusterWinMargin = 0.05;
+// A row keeps the config the library already runs there (Row::incumbent) unless the tuner's best
+// beats it by more than this share: within it, two of the unclustered tiles' re-timed medians are
+// not told apart from one run to the next (1-2 % in session 6's same-process A/B).
+constexpr double kIncumbentMargin = 0.02;
 
 // The tuning table (format: src/dispatch/tuning_table.h): per row, the eligible config of least
 // score, a clustered config only by kClusterWinMargin. Ablations and promoted-accumulation
@@ -1380,6 +1425,11 @@ bool write_tuning_table(const std::string& path, const Device& dev, const std::s
         (!best_plain || best_clustered->score_us() * (1.0 + kClusterWinMargin) < best_plain->score_us()))
       best = best_clustered;
     if (!best) continue;
+    for (const Row::Tuned& t : r.tuned) {
+      if (t.config == r.incumbent && t.eligible && std::isfinite(t.score_us()) &&
+          !(best->score_us() * (1.0 + kIncumbentMargin) < t.score_us()))
+        best = &t;
+    }
     std::fprintf(f, "%s %lld %lld %lld %s %.3f\n", dtype.c_str(), (long long)r.k, (long long)r.i,
                  (long long)r.m, best->config.c_str(), best->score_us());
   }
@@ -2034,9 +2084,14 @@ int main(int argc, char** argv) {
                     r.ours_graph.median_us, r.gemm_graph.median_us, r.gemm_silu_graph.median_us,
                     r.eager_graph.median_us);
       std::printf("  [%.1fs]\n", now_seconds() - t0);
-      for (const auto& t : r.tuned)
-        std::printf("    tune %-34s %9.2f us%s\n", t.config.c_str(), t.t.median_us,
-                    t.graph.runs > 0 ? (" graph " + std::to_string(t.graph.median_us)).c_str() : "");
+      for (const auto& t : r.tuned) {
+        std::string rounds;
+        for (size_t j = 1; j < t.rounds.size(); ++j) rounds += " " + std::to_string(t.rounds[j]);
+        std::printf("    tune %-34s %9.2f us%s%s%s%s\n", t.config.c_str(), t.t.median_us,
+                    t.graph.runs > 0 ? (" graph " + std::to_string(t.graph.median_us)).c_str() : "",
+                    rounds.empty() ? "" : " | re-timed:", rounds.c_str(),
+                    t.config == r.incumbent ? " (incumbent)" : "");
+      }
       std::fflush(stdout);
     }
     std::printf("bench: %zu cases; %.1f s\n", rows.size(), now_seconds() - t0);
@@ -2206,7 +2261,8 @@ int main(int argc, char** argv) {
       s += ", \"tuned\": [";
       for (size_t t = 0; t < r.tuned.size(); ++t) {
         s += std::string(t ? ", " : "") + "{\"config\": " + jstr(r.tuned[t].config) +
-             ", \"us\": " + jnum(r.tuned[t].t.median_us) +
+             ", \"us\": " + jnum(r.tuned[t].t.median_us) + ", \"score_us\": " + jnum(r.tuned[t].score_us()) +
+             ", \"incumbent\": " + (r.tuned[t].config == r.incumbent ? "true" : "false") +
              ", \"graph_us\": " + (r.tuned[t].graph.runs > 0 ? jnum(r.tuned[t].graph.median_us) : std::string("null")) + "}";
       }
       s += "]";
