@@ -1349,8 +1349,11 @@ void tune_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
   for (int idx = 0; idx < count; ++idx) {
     tileglu_config_t cfg{};
     if (tileglu_config_at(idx, &cfg) != TILEGLU_SUCCESS) continue;
+    // --tune-configs limits the candidates; the incumbent is timed always, so that the table's
+    // margin over it (write_tuning_table) can apply.
     const auto& only = ctx.opt.tune_configs;
-    if (!only.empty() && std::find(only.begin(), only.end(), std::string(cfg.name)) == only.end())
+    if (!only.empty() && std::find(only.begin(), only.end(), std::string(cfg.name)) == only.end() &&
+        row->incumbent != cfg.name)
       continue;
     setenv("TILEGLU_FORCE_CONFIG", cfg.name, 1);
     tileglu_swiglu_problem_t p = make_problem(dt, m, k, i, x, k, w, w + i * k, k, out, i);
