@@ -18,8 +18,8 @@ namespace tileglu::kernels {
 // One k tile's WGMMA batch into `accum`: waits for the stage read_state points at, issues its
 // k-blocks and commits them as one batch, then steps read_state on. The first k-block scales the
 // accumulator as the caller left tiled_mma.accumulate_ (ScaleOut::Zero restarts the sum), the
-// others accumulate. The promoted mainloops issue every k tile through this; wgmma_k_sweep below
-// keeps its own loop body (one gemm call over all k-blocks).
+// others accumulate. The promoted mainloops issue every k tile through this, wgmma_k_sweep below
+// its first one; its later k tiles keep their own loop body (one gemm call over all k-blocks).
 template <class TiledMma, class FragA, class FragB, class Accum, class PipelineT, class StateT>
 CUTLASS_DEVICE void wgmma_issue_k_tile(TiledMma& tiled_mma, FragA const& tCrA, FragB const& tCrB,
                                        Accum& accum, PipelineT& pipeline, StateT& read_state) {
@@ -48,19 +48,8 @@ CUTLASS_DEVICE void wgmma_k_sweep(TiledMma& tiled_mma, FragA const& tCrA, FragB 
   StateT release_state = read_state;
 
   warpgroup_fence_operand(accum);
-  {
-    pipeline.consumer_wait(read_state, pipeline.consumer_try_wait(read_state));
-    int const stage = read_state.index();
-    warpgroup_arrive();
-    tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
-    CUTLASS_PRAGMA_UNROLL
-    for (int kb = 0; kb < size<2>(tCrA); ++kb) {
-      cute::gemm(tiled_mma, tCrA(_, _, kb, stage), tCrB(_, _, kb, stage), accum);
-      tiled_mma.accumulate_ = GMMA::ScaleOut::One;
-    }
-    warpgroup_commit_batch();
-    ++read_state;
-  }
+  tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
+  wgmma_issue_k_tile(tiled_mma, tCrA, tCrB, accum, pipeline, read_state);
   warpgroup_fence_operand(accum);
 
   CUTLASS_PRAGMA_NO_UNROLL
