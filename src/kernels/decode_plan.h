@@ -110,6 +110,18 @@ inline int swapab_splits(int64_t units, int k_tiles, int sm_count) {
   return int(s);
 }
 
+// The balanced persistent grid of the swap-AB kernel (kPersistent, sm90_swiglu_swapab.hpp): as
+// many rounds as `units` need on `resident` CTAs (those that fit on the GPU at once), then the
+// fewest CTAs that finish the units in that many rounds, so every CTA streams `rounds` units or
+// one fewer and no CTA waits for a partial last wave. resident <= 0 (occupancy unknown): one
+// round of all units, what the unbalanced grid does.
+inline int64_t swapab_balanced_grid(int64_t units, int64_t resident) {
+  if (units <= 0) return 1;
+  if (resident <= 0) resident = units;
+  const int64_t rounds = (units - 1) / resident + 1;
+  return (units - 1) / rounds + 1;
+}
+
 // TILEGLU_SWAPAB_SPLITS: a fixed split in place of the rule above, for measuring the rule (the
 // tuner times one split per shape; this times the others). Returns the split for "1".."8", 0 for
 // unset or empty (the rule decides), -1 for anything else (the caller warns; the rule decides).

@@ -52,6 +52,11 @@ TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n64_s4)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n64_s9)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n128_s6)
 TILEGLU_DECLARE_LAUNCHERS(k2_wavesplit_128x64_64x64_tma)  // wave_split.cpp
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n8_s12_bal)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n16_s11_bal)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n16_s6_bal)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n32_s10_bal)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n64_s9_bal)
 #undef TILEGLU_DECLARE_LAUNCHERS
 }  // namespace kernels
 
@@ -212,6 +217,19 @@ const KernelEntry kRegistry[] = {
     // former where the split saves no wave. The fields describe the 128x64 part.
     {{"k2_wavesplit_128x64_64x64_tma", 2, 128, 64, 64, 6, 1, 1, 0, 1, false, false},
      kernels::launch_k2_wavesplit_128x64_64x64_tma_bf16, kernels::launch_k2_wavesplit_128x64_64x64_tma_fp16},
+    // Swap-AB on the balanced persistent grid (sm90_swiglu_swapab.hpp, kPersistent): every CTA
+    // streams the same number of units back to back and all end together, where the configs
+    // above launch one CTA per unit in waves (7B: 2.24 waves of 132 CTAs).
+    {{"k2_swapab_n8_s12_bal", 2, 8, 64, 64, 12, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_swapab_n8_s12_bal_bf16, kernels::launch_k2_swapab_n8_s12_bal_fp16},
+    {{"k2_swapab_n16_s11_bal", 2, 16, 64, 64, 11, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_swapab_n16_s11_bal_bf16, kernels::launch_k2_swapab_n16_s11_bal_fp16},
+    {{"k2_swapab_n16_s6_bal", 2, 16, 64, 64, 6, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_swapab_n16_s6_bal_bf16, kernels::launch_k2_swapab_n16_s6_bal_fp16},
+    {{"k2_swapab_n32_s10_bal", 2, 32, 64, 64, 10, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_swapab_n32_s10_bal_bf16, kernels::launch_k2_swapab_n32_s10_bal_fp16},
+    {{"k2_swapab_n64_s9_bal", 2, 64, 64, 64, 9, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_swapab_n64_s9_bal_bf16, kernels::launch_k2_swapab_n64_s9_bal_fp16},
 };
 }  // namespace
 

@@ -26,10 +26,22 @@
 // their peers' partials through DSMEM in rank order: deterministic, no workspace, no atomics.
 // TILEGLU_SWAPAB_SPLITS fixes the split, to measure the rule.
 //
-// Structure (256 threads, non-persistent; one or two CTAs per SM, by the stage and token
-// counts): warpgroup 0 produces (one thread issues the TMA copies), warpgroup 1 consumes (one
-// WGMMA batch in flight, each stage released as soon as the WGMMA reading it retires:
-// sm90_wgmma_k_sweep.hpp). Tails in I, K and M come from TMA's zero fill and are never stored.
+// Structure (256 threads; one or two CTAs per SM, by the stage and token counts): warpgroup 0
+// produces (one thread issues the TMA copies), warpgroup 1 consumes (one WGMMA batch in flight,
+// each stage released as soon as the WGMMA reading it retires: sm90_wgmma_k_sweep.hpp). Tails in
+// I, K and M come from TMA's zero fill and are never stored.
+//
+// Balanced persistent grid (kPersistent, the `_bal` configs): one CTA per unit (64-column tile,
+// token block) leaves the weight stream two gaps. (1) Units are equal, so the CTAs of a wave
+// finish together and the next wave starts with every SM's ring empty: no bytes in flight for
+// one DRAM latency per wave. (2) The last, partial wave streams from a fraction of the SMs (7B:
+// 296 units = 2.24 waves of 132; its last 32 CTAs hold 32 rings of bytes in flight). Here the
+// grid is ceil(units / rounds) CTAs, rounds = ceil(units / resident CTAs), CTA g taking units
+// g, g + grid, ...: every CTA streams `rounds` units (or one fewer) back to back, its producer
+// filling the next unit's stages while the consumer finishes the last one, and all CTAs end
+// together. The SMs left idle (7B at one CTA per SM: 99 CTAs, 3 units each) are not needed to
+// keep HBM busy if each ring holds enough bytes. No K split (the splits rule is for grids that
+// leave SMs idle; this grid already chose to).
 //
 // Measured (H200, bench/NOTES.md session 4): qwen2.5-0.5b M = 1 7.9 us under ncu (cuBLAS 7.7),
 // 9.4-10.0 us by graph replay at M <= 16, 0.83-0.88x cuBLAS GEMM + silu; 14B-72B at M <= 16 3.9-4.2
@@ -57,9 +69,10 @@
 
 namespace tileglu::kernels {
 
-template <class Element_, int kTokens_, int kStages_>
+template <class Element_, int kTokens_, int kStages_, bool kPersistent_ = false>
 struct Sm90SwigluSwapAB {
   using Element = Element_;
+  static constexpr bool kPersistent = kPersistent_;  // balanced persistent grid (header comment)
   static constexpr int kTileCols = 64;             // output columns per tile
   static constexpr int kTileRows = 2 * kTileCols;  // weight rows per tile: 64 gate, then 64 up
   static constexpr int kTokens = kTokens_;         // tokens per CTA: the WGMMA's N
@@ -137,23 +150,112 @@ struct Sm90SwigluSwapAB {
     int64_t ld_out;
     int m, k, i;
     int k_tiles;  // ceil(K / 64)
-    int splits;   // CTAs per cluster sharing one tile's K (1-8)
+    int splits;   // CTAs per cluster sharing one tile's K (1-8); 1 when kPersistent
+    int tiles;    // 64-column tiles: unit u is tile u % tiles of token block u / tiles
+    int units;    // tiles x token blocks
   };
 };
+
+// The producer's TMA copies of one unit's k tiles [k_begin, k_begin + k_count) into the ring
+// (one elected thread).
+template <class Kernel>
+CUTLASS_DEVICE void swapab_load_unit(typename Kernel::Params const& p, typename Kernel::Pipeline& pipeline,
+                                     typename Kernel::PipelineState& write_state,
+                                     typename Kernel::SharedStorage& smem, int col_blk, int token_blk,
+                                     int k_begin, int k_count) {
+  using namespace cute;
+  using Element = typename Kernel::Element;
+  constexpr int kTileCols = Kernel::kTileCols;
+  constexpr int kTileK = Kernel::kTileK;
+  Tensor mG = p.tma_gate.get_tma_tensor(make_shape(p.i, p.k));
+  Tensor mU = p.tma_up.get_tma_tensor(make_shape(p.i, p.k));
+  Tensor mX = p.tma_x.get_tma_tensor(make_shape(p.m, p.k));
+  Tensor gG = local_tile(mG, make_shape(Int<kTileCols>{}, Int<kTileK>{}), make_coord(col_blk, _));
+  Tensor gU = local_tile(mU, make_shape(Int<kTileCols>{}, Int<kTileK>{}), make_coord(col_blk, _));
+  Tensor gX = local_tile(mX, make_shape(Int<Kernel::kTokens>{}, Int<kTileK>{}), make_coord(token_blk, _));
+  auto tma_g = p.tma_gate.get_slice(Int<0>{});
+  auto tma_u = p.tma_up.get_slice(Int<0>{});
+  auto tma_x = p.tma_x.get_slice(Int<0>{});
+  Tensor tGgG = tma_g.partition_S(gG);  // (TMA, TMA_M, TMA_K, k tiles)
+  Tensor tUgU = tma_u.partition_S(gU);
+  Tensor tXgX = tma_x.partition_S(gX);
+  CUTLASS_PRAGMA_NO_UNROLL
+  for (int kt = k_begin; kt < k_begin + k_count; ++kt) {
+    pipeline.producer_acquire(write_state);
+    auto* full_barrier = pipeline.producer_get_barrier(write_state);
+    int const stage = write_state.index();
+    Element* const stage_a = smem.tensors.a.data() + stage * Kernel::kStageElemsA;
+    Tensor sG = make_tensor(make_smem_ptr(stage_a), typename Kernel::SmemLayoutAHalf{});
+    Tensor sU = make_tensor(make_smem_ptr(stage_a + Kernel::kHalfElemsA), typename Kernel::SmemLayoutAHalf{});
+    Tensor sX = make_tensor(make_smem_ptr(smem.tensors.b.data() + stage * Kernel::kStageElemsB),
+                            typename Kernel::SmemLayoutBStage{});
+    copy(p.tma_gate.with(*full_barrier), tGgG(_, _, _, kt), tma_g.partition_D(sG));
+    copy(p.tma_up.with(*full_barrier), tUgU(_, _, _, kt), tma_u.partition_D(sU));
+    copy(p.tma_x.with(*full_barrier), tXgX(_, _, _, kt), tma_x.partition_D(sX));
+    ++write_state;
+  }
+}
+
+// The consumer warpgroup's SwiGLU of one unit and the stores of its outputs. With splits > 1
+// each gate and up group of 4 values is first summed over the cluster's partials (DSMEM, rank
+// order), and this CTA finishes the groups g with g % splits == rank.
+template <class Kernel, class Accum>
+CUTLASS_DEVICE void swapab_store_unit(Accum const& accum, typename Kernel::Params const& p, int col_blk,
+                                      int token_blk, int splits, int rank, uint32_t local_partial,
+                                      int wg_thread_idx) {
+  using namespace cute;
+  using Element = typename Kernel::Element;
+  constexpr int kHalf = Kernel::kValuesPerHalf;
+  typename Kernel::TiledMma tiled_mma;
+  // Coordinates (weight row in [0, 128), token in [0, kTokens)) of each accumulator value.
+  Tensor coord = make_identity_tensor(make_shape(Int<Kernel::kTileRows>{}, Int<Kernel::kTokens>{}));
+  Tensor thread_coord = tiled_mma.get_slice(wg_thread_idx).partition_C(coord);
+  uint16_t* const out = reinterpret_cast<uint16_t*>(p.out);
+  SiluMul const act;
+  CUTLASS_PRAGMA_UNROLL
+  for (int group = 0; group < Kernel::kGroupsPerHalf; ++group) {
+    if (group % splits != rank) continue;
+    int const v0 = 4 * group;
+    float gate[4], up[4];
+    if (splits > 1) {
+      // Sum the gate group and its up group over the cluster, in rank order.
+      CUTLASS_PRAGMA_UNROLL
+      for (int half = 0; half < 2; ++half) {
+        uint32_t const offset = uint32_t((((v0 + half * kHalf) / 4) * Kernel::kConsumerThreads + wg_thread_idx) *
+                                         sizeof(float4));
+        float4 const sum = sum_over_cluster_v4(local_partial + offset, splits);
+        float* const dst = half == 0 ? gate : up;
+        dst[0] = sum.x;
+        dst[1] = sum.y;
+        dst[2] = sum.z;
+        dst[3] = sum.w;
+      }
+    } else {
+      CUTLASS_PRAGMA_UNROLL
+      for (int j = 0; j < 4; ++j) {
+        gate[j] = accum(v0 + j);
+        up[j] = accum(v0 + j + kHalf);
+      }
+    }
+    CUTLASS_PRAGMA_UNROLL
+    for (int j = 0; j < 4; ++j) {
+      int64_t const col = int64_t(col_blk) * Kernel::kTileCols + get<0>(thread_coord(v0 + j));
+      int64_t const token = int64_t(token_blk) * Kernel::kTokens + get<1>(thread_coord(v0 + j));
+      if (col < p.i && token < p.m) {
+        out[token * p.ld_out + col] = round_to_bits<Element>(act(gate[j], up[j]));
+      }
+    }
+  }
+}
 
 template <class Kernel>
 __global__ void __launch_bounds__(Kernel::kThreads, Kernel::kMinCtasPerSm)
 sm90_swiglu_swapab_kernel(__grid_constant__ typename Kernel::Params const p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using namespace cute;
-  using Element = typename Kernel::Element;
   using Pipeline = typename Kernel::Pipeline;
   using PipelineState = typename Kernel::PipelineState;
   using SharedStorage = typename Kernel::SharedStorage;
-  constexpr int kTileCols = Kernel::kTileCols;
-  constexpr int kTokens = Kernel::kTokens;
-  constexpr int kTileK = Kernel::kTileK;
-  constexpr int kHalf = Kernel::kValuesPerHalf;
 
   extern __shared__ char smem_raw[];
   SharedStorage& smem = *reinterpret_cast<SharedStorage*>(
@@ -172,136 +274,103 @@ sm90_swiglu_swapab_kernel(__grid_constant__ typename Kernel::Params const p) {
                     !is_producer && wg_thread_idx == 0);
   __syncthreads();  // barriers initialised before use; all local to this CTA
 
-  int const splits = p.splits;
-  int const rank = splits > 1 ? int(cute::block_rank_in_cluster()) : 0;
-  int const col_blk = int(blockIdx.x) / splits;
-  int const token_blk = int(blockIdx.y);
-  int const k_begin = int(int64_t(p.k_tiles) * rank / splits);
-  int const k_count = int(int64_t(p.k_tiles) * (rank + 1) / splits) - k_begin;
-
   typename Kernel::TiledMma tiled_mma;
   // ((2 cols, 2 rows, kTokens / 8), MMA_M = 2 (gate, up), MMA_N = 1), compact: gate value v at
   // index v, its up value at v + kHalf.
-  Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<Kernel::kTileRows>{}, Int<kTokens>{}));
+  Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<Kernel::kTileRows>{}, Int<Kernel::kTokens>{}));
   static_assert(decltype(size(accum))::value == Kernel::kAccumValues, "accumulator size");
+  auto consumer_fragments = [&] {
+    Tensor sA = make_tensor(make_smem_ptr(smem.tensors.a.data()), typename Kernel::SmemLayoutA{});
+    Tensor sB = make_tensor(make_smem_ptr(smem.tensors.b.data()), typename Kernel::SmemLayoutB{});
+    auto thread_mma = tiled_mma.get_slice(wg_thread_idx);
+    return cute::make_tuple(thread_mma.make_fragment_A(thread_mma.partition_A(sA)),   // (MMA, 2, MMA_K, PIPE)
+                            thread_mma.make_fragment_B(thread_mma.partition_B(sB)));  // (MMA, 1, MMA_K, PIPE)
+  };
 
-  if (is_producer) {
-    if (k_count > 0 && cutlass::canonical_warp_idx_sync() == 0 && cute::elect_one_sync()) {
-      Tensor mG = p.tma_gate.get_tma_tensor(make_shape(p.i, p.k));
-      Tensor mU = p.tma_up.get_tma_tensor(make_shape(p.i, p.k));
-      Tensor mX = p.tma_x.get_tma_tensor(make_shape(p.m, p.k));
-      Tensor gG = local_tile(mG, make_shape(Int<kTileCols>{}, Int<kTileK>{}), make_coord(col_blk, _));
-      Tensor gU = local_tile(mU, make_shape(Int<kTileCols>{}, Int<kTileK>{}), make_coord(col_blk, _));
-      Tensor gX = local_tile(mX, make_shape(Int<kTokens>{}, Int<kTileK>{}), make_coord(token_blk, _));
-      auto tma_g = p.tma_gate.get_slice(Int<0>{});
-      auto tma_u = p.tma_up.get_slice(Int<0>{});
-      auto tma_x = p.tma_x.get_slice(Int<0>{});
-      Tensor tGgG = tma_g.partition_S(gG);  // (TMA, TMA_M, TMA_K, k tiles)
-      Tensor tUgU = tma_u.partition_S(gU);
-      Tensor tXgX = tma_x.partition_S(gX);
-      PipelineState write_state{0, 1, 0};  // the producer starts on the "previous" phase
-      CUTLASS_PRAGMA_NO_UNROLL
-      for (int kt = k_begin; kt < k_begin + k_count; ++kt) {
-        pipeline.producer_acquire(write_state);
-        auto* full_barrier = pipeline.producer_get_barrier(write_state);
-        int const stage = write_state.index();
-        Element* const stage_a = smem.tensors.a.data() + stage * Kernel::kStageElemsA;
-        Tensor sG = make_tensor(make_smem_ptr(stage_a), typename Kernel::SmemLayoutAHalf{});
-        Tensor sU = make_tensor(make_smem_ptr(stage_a + Kernel::kHalfElemsA), typename Kernel::SmemLayoutAHalf{});
-        Tensor sX = make_tensor(make_smem_ptr(smem.tensors.b.data() + stage * Kernel::kStageElemsB),
-                                typename Kernel::SmemLayoutBStage{});
-        copy(p.tma_gate.with(*full_barrier), tGgG(_, _, _, kt), tma_g.partition_D(sG));
-        copy(p.tma_up.with(*full_barrier), tUgU(_, _, _, kt), tma_u.partition_D(sU));
-        copy(p.tma_x.with(*full_barrier), tXgX(_, _, _, kt), tma_x.partition_D(sX));
-        ++write_state;
+  if constexpr (Kernel::kPersistent) {
+    // Units blockIdx.x, blockIdx.x + gridDim.x, ...: the producer runs ahead over unit borders
+    // (the ring does not drain between units), the consumer stores a unit while the next one's
+    // stages land.
+    if (is_producer) {
+      if (cutlass::canonical_warp_idx_sync() == 0 && cute::elect_one_sync()) {
+        PipelineState write_state{0, 1, 0};  // the producer starts on the "previous" phase
+        for (int u = int(blockIdx.x); u < p.units; u += int(gridDim.x)) {
+          swapab_load_unit<Kernel>(p, pipeline, write_state, smem, u % p.tiles, u / p.tiles, 0, p.k_tiles);
+        }
+      }
+    } else {
+      auto fragments = consumer_fragments();
+      auto& tCrA = get<0>(fragments);
+      auto& tCrB = get<1>(fragments);
+      PipelineState read_state{};
+      for (int u = int(blockIdx.x); u < p.units; u += int(gridDim.x)) {
+        wgmma_k_sweep(tiled_mma, tCrA, tCrB, accum, pipeline, read_state, p.k_tiles);
+        warpgroup_wait<0>();
+        warpgroup_fence_operand(accum);
+        read_state.advance(uint32_t(p.k_tiles - 1));
+        pipeline.consumer_release(read_state);  // the last k tile's stage: its WGMMAs have retired
+        ++read_state;
+        swapab_store_unit<Kernel>(accum, p, u % p.tiles, u / p.tiles, 1, 0, 0u, wg_thread_idx);
       }
     }
   } else {
-    if (k_count > 0) {
-      Tensor sA = make_tensor(make_smem_ptr(smem.tensors.a.data()), typename Kernel::SmemLayoutA{});
-      Tensor sB = make_tensor(make_smem_ptr(smem.tensors.b.data()), typename Kernel::SmemLayoutB{});
-      auto thread_mma = tiled_mma.get_slice(wg_thread_idx);
-      Tensor tCrA = thread_mma.make_fragment_A(thread_mma.partition_A(sA));  // (MMA, 2, MMA_K, PIPE)
-      Tensor tCrB = thread_mma.make_fragment_B(thread_mma.partition_B(sB));  // (MMA, 1, MMA_K, PIPE)
+    int const splits = p.splits;
+    int const rank = splits > 1 ? int(cute::block_rank_in_cluster()) : 0;
+    int const col_blk = int(blockIdx.x) / splits;
+    int const token_blk = int(blockIdx.y);
+    int const k_begin = int(int64_t(p.k_tiles) * rank / splits);
+    int const k_count = int(int64_t(p.k_tiles) * (rank + 1) / splits) - k_begin;
 
-      wgmma_k_sweep(tiled_mma, tCrA, tCrB, accum, pipeline, PipelineState{}, k_count);
-      warpgroup_wait<0>();
-      warpgroup_fence_operand(accum);
+    if (is_producer) {
+      if (k_count > 0 && cutlass::canonical_warp_idx_sync() == 0 && cute::elect_one_sync()) {
+        PipelineState write_state{0, 1, 0};
+        swapab_load_unit<Kernel>(p, pipeline, write_state, smem, col_blk, token_blk, k_begin, k_count);
+      }
     } else {
-      clear(accum);  // K_t < splits: this CTA's range is empty
-    }
-    if (splits > 1) {
-      // Every stage has been consumed and every WGMMA reading it has retired: the pipeline
-      // buffers are dead, and the partial goes over them once the whole warpgroup is past them.
-      cutlass::arch::NamedBarrier::sync(Kernel::kConsumerThreads, 1);
-      float4* const partial = reinterpret_cast<float4*>(smem.partial);
-      CUTLASS_PRAGMA_UNROLL
-      for (int v = 0; v < Kernel::kAccumValues; v += 4) {
-        partial[(v / 4) * Kernel::kConsumerThreads + wg_thread_idx] =
-            make_float4(accum(v), accum(v + 1), accum(v + 2), accum(v + 3));
-      }
-    }
-  }
-
-  // Every CTA's partial is written before any CTA reads one (release / acquire over the cluster).
-  if (splits > 1) {
-    cute::cluster_arrive();
-    cute::cluster_wait();
-  }
-
-  if (!is_producer) {
-    // Coordinates (weight row in [0, 128), token in [0, kTokens)) of each accumulator value.
-    Tensor coord = make_identity_tensor(make_shape(Int<Kernel::kTileRows>{}, Int<kTokens>{}));
-    Tensor thread_coord = tiled_mma.get_slice(wg_thread_idx).partition_C(coord);
-    uint32_t const local = cute::cast_smem_ptr_to_uint(smem.partial);
-    uint16_t* const out = reinterpret_cast<uint16_t*>(p.out);
-    SiluMul const act;
-    CUTLASS_PRAGMA_UNROLL
-    for (int group = 0; group < Kernel::kGroupsPerHalf; ++group) {
-      if (group % splits != rank) continue;
-      int const v0 = 4 * group;
-      float gate[4], up[4];
-      if (splits > 1) {
-        // Sum the gate group and its up group over the cluster, in rank order.
-        CUTLASS_PRAGMA_UNROLL
-        for (int half = 0; half < 2; ++half) {
-          uint32_t const offset = uint32_t((((v0 + half * kHalf) / 4) * Kernel::kConsumerThreads + wg_thread_idx) *
-                                           sizeof(float4));
-          float4 const sum = sum_over_cluster_v4(local + offset, splits);
-          float* const dst = half == 0 ? gate : up;
-          dst[0] = sum.x;
-          dst[1] = sum.y;
-          dst[2] = sum.z;
-          dst[3] = sum.w;
-        }
+      if (k_count > 0) {
+        auto fragments = consumer_fragments();
+        auto& tCrA = get<0>(fragments);
+        auto& tCrB = get<1>(fragments);
+        wgmma_k_sweep(tiled_mma, tCrA, tCrB, accum, pipeline, PipelineState{}, k_count);
+        warpgroup_wait<0>();
+        warpgroup_fence_operand(accum);
       } else {
-        CUTLASS_PRAGMA_UNROLL
-        for (int j = 0; j < 4; ++j) {
-          gate[j] = accum(v0 + j);
-          up[j] = accum(v0 + j + kHalf);
-        }
+        clear(accum);  // K_t < splits: this CTA's range is empty
       }
-      CUTLASS_PRAGMA_UNROLL
-      for (int j = 0; j < 4; ++j) {
-        int64_t const col = int64_t(col_blk) * kTileCols + get<0>(thread_coord(v0 + j));
-        int64_t const token = int64_t(token_blk) * kTokens + get<1>(thread_coord(v0 + j));
-        if (col < p.i && token < p.m) {
-          out[token * p.ld_out + col] = round_to_bits<Element>(act(gate[j], up[j]));
+      if (splits > 1) {
+        // Every stage has been consumed and every WGMMA reading it has retired: the pipeline
+        // buffers are dead, and the partial goes over them once the whole warpgroup is past them.
+        cutlass::arch::NamedBarrier::sync(Kernel::kConsumerThreads, 1);
+        float4* const partial = reinterpret_cast<float4*>(smem.partial);
+        CUTLASS_PRAGMA_UNROLL
+        for (int v = 0; v < Kernel::kAccumValues; v += 4) {
+          partial[(v / 4) * Kernel::kConsumerThreads + wg_thread_idx] =
+              make_float4(accum(v), accum(v + 1), accum(v + 2), accum(v + 3));
         }
       }
     }
-  }
 
-  // No CTA leaves (and frees the shared memory its peers read) before every CTA has read.
-  if (splits > 1) {
-    cute::cluster_arrive_relaxed();
-    cute::cluster_wait();
+    // Every CTA's partial is written before any CTA reads one (release / acquire over the cluster).
+    if (splits > 1) {
+      cute::cluster_arrive();
+      cute::cluster_wait();
+    }
+    if (!is_producer) {
+      swapab_store_unit<Kernel>(accum, p, col_blk, token_blk, splits, rank,
+                                cute::cast_smem_ptr_to_uint(smem.partial), wg_thread_idx);
+    }
+    // No CTA leaves (and frees the shared memory its peers read) before every CTA has read.
+    if (splits > 1) {
+      cute::cluster_arrive_relaxed();
+      cute::cluster_wait();
+    }
   }
 #endif
 }
 
-// Host side: TMA descriptors for the user's pointers, the split of K for this device's SM count,
-// one cluster of `splits` CTAs per (64-column tile, token block).
+// Host side: TMA descriptors for the user's pointers; one cluster of `splits` CTAs per (64-column
+// tile, token block), the split of K chosen for this device's SM count, or (kPersistent) the
+// balanced persistent grid of the header comment.
 template <class Kernel>
 cudaError_t launch_sm90_swiglu_swapab(SwigluParams const& p, int sm_count, cudaStream_t stream) {
   using namespace cute;
@@ -310,35 +379,52 @@ cudaError_t launch_sm90_swiglu_swapab(SwigluParams const& p, int sm_count, cudaS
     return make_tensor(make_gmem_ptr(static_cast<Element const*>(ptr)),
                        make_layout(make_shape(rows, cols), make_stride(ld, _1{})));
   };
+  // (x - 1) / t + 1 rounds up without overflowing for x near INT_MAX (x >= 1 is validated).
+  int64_t const tiles = (p.i - 1) / Kernel::kTileCols + 1;
+  int64_t const token_blocks = (p.m - 1) / Kernel::kTokens + 1;
+  if (token_blocks >= (int64_t(1) << 16) || tiles * token_blocks * kSwapABMaxSplits >= (int64_t(1) << 31)) {
+    return cudaErrorInvalidValue;
+  }
   typename Kernel::Params params{
       make_tma_copy(SM90_TMA_LOAD{}, gmem(p.w_gate, p.i, p.k, p.ld_gate), typename Kernel::SmemLayoutAHalf{}),
       make_tma_copy(SM90_TMA_LOAD{}, gmem(p.w_up, p.i, p.k, p.ld_up), typename Kernel::SmemLayoutAHalf{}),
       make_tma_copy(SM90_TMA_LOAD{}, gmem(p.x, p.m, p.k, p.ldx), typename Kernel::SmemLayoutBStage{}),
       static_cast<Element*>(p.out), p.ld_out, p.m, p.k, p.i,
-      (p.k - 1) / Kernel::kTileK + 1, 1};
-  // (x - 1) / t + 1 rounds up without overflowing for x near INT_MAX (x >= 1 is validated).
-  int64_t const tiles = (p.i - 1) / Kernel::kTileCols + 1;
-  int64_t const token_blocks = (p.m - 1) / Kernel::kTokens + 1;
-  if (token_blocks >= (int64_t(1) << 16) || tiles * kSwapABMaxSplits >= (int64_t(1) << 31)) {
-    return cudaErrorInvalidValue;
-  }
+      (p.k - 1) / Kernel::kTileK + 1, 1, int(tiles), int(tiles * token_blocks)};
 
   auto* kernel = &sm90_swiglu_swapab_kernel<Kernel>;
   cudaError_t err = opt_in_shared_memory_once<Kernel>(kernel, Kernel::kSmemBytes);
   if (err != cudaSuccess) return err;
-  params.splits = swapab_splits(tiles * token_blocks, params.k_tiles, sm_count);
-  char const* forced = std::getenv("TILEGLU_SWAPAB_SPLITS");
-  int const forced_splits = parse_swapab_splits(forced);
-  if (forced_splits > 0) {
-    params.splits = forced_splits;  // a CTA whose K range is empty contributes zeros
-  } else if (forced_splits < 0) {
-    std::fprintf(stderr, "tileglu: warning: TILEGLU_SWAPAB_SPLITS=%s is not 1-%d; the split rule decides\n",
-                 forced, kSwapABMaxSplits);
-  }
 
-  Sm90Launch launch(dim3(unsigned(tiles * params.splits), unsigned(token_blocks), 1), Kernel::kThreads,
-                    Kernel::kSmemBytes, stream, unsigned(params.splits));
-  return launch.launch(kernel, params);
+  if constexpr (Kernel::kPersistent) {
+    // CTAs that fit on an SM at once (by the shared memory and registers), asked once per device.
+    int const per_sm = once_per_device([&] {
+      int blocks = 0;
+      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, Kernel::kThreads, Kernel::kSmemBytes) !=
+          cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+      }
+      return blocks;
+    });
+    int64_t const resident = int64_t(sm_count > 0 ? sm_count : 1) * (per_sm > 0 ? per_sm : 1);
+    Sm90Launch launch(dim3(unsigned(swapab_balanced_grid(params.units, resident)), 1, 1), Kernel::kThreads,
+                      Kernel::kSmemBytes, stream);
+    return launch.launch(kernel, params);
+  } else {
+    params.splits = swapab_splits(tiles * token_blocks, params.k_tiles, sm_count);
+    char const* forced = std::getenv("TILEGLU_SWAPAB_SPLITS");
+    int const forced_splits = parse_swapab_splits(forced);
+    if (forced_splits > 0) {
+      params.splits = forced_splits;  // a CTA whose K range is empty contributes zeros
+    } else if (forced_splits < 0) {
+      std::fprintf(stderr, "tileglu: warning: TILEGLU_SWAPAB_SPLITS=%s is not 1-%d; the split rule decides\n",
+                   forced, kSwapABMaxSplits);
+    }
+    Sm90Launch launch(dim3(unsigned(tiles * params.splits), unsigned(token_blocks), 1), Kernel::kThreads,
+                      Kernel::kSmemBytes, stream, unsigned(params.splits));
+    return launch.launch(kernel, params);
+  }
 }
 
 }  // namespace tileglu::kernels

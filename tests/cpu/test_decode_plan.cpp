@@ -176,7 +176,29 @@ TEST(DecodeConfigs, ValidOnlyUpToMaxM) {
       }
     }
   }
-  EXPECT_EQ(decode, 14);  // 5 mma.sync decode configs, 9 swap-AB WGMMA configs
+  EXPECT_EQ(decode, 19);  // 5 mma.sync decode configs, 9 swap-AB WGMMA configs, 5 balanced ones
+}
+
+// The balanced persistent grid of the `_bal` swap-AB configs (decode_plan.h): every CTA gets the
+// same number of units, or one fewer, and no more CTAs than fit on the GPU at once.
+TEST(SwapABBalancedGrid, EqualRoundsAndResidentCtas) {
+  // Qwen2.5 at M <= 16 on 132 SMs, one CTA per SM (units = 64-column tiles).
+  EXPECT_EQ(swapab_balanced_grid(296, 132), 99);   // 7B: 3 units each (2.24 waves unbalanced)
+  EXPECT_EQ(swapab_balanced_grid(462, 132), 116);  // 72B: 4 units each, two CTAs 3
+  EXPECT_EQ(swapab_balanced_grid(216, 132), 108);  // 14B: 2 each
+  EXPECT_EQ(swapab_balanced_grid(76, 132), 76);    // 0.5B: one unit per CTA, as unbalanced
+  EXPECT_EQ(swapab_balanced_grid(296, 264), 148);  // two CTAs per SM
+  EXPECT_EQ(swapab_balanced_grid(1, 132), 1);
+  EXPECT_EQ(swapab_balanced_grid(5, 0), 5);        // no occupancy known: one round of all units
+  for (int64_t units : {1, 7, 131, 132, 133, 264, 265, 1000, 3697}) {
+    for (int64_t resident : {1, 2, 66, 132, 264}) {
+      const int64_t grid = swapab_balanced_grid(units, resident);
+      const int64_t rounds = (units + grid - 1) / grid;  // units of the busiest CTA
+      EXPECT_LE(grid, std::max<int64_t>(resident, 1)) << units << " " << resident;
+      EXPECT_EQ(rounds, (units + resident - 1) / resident) << units << " " << resident;  // no extra round
+      EXPECT_GE(units, grid * (rounds - 1)) << units << " " << resident;  // the others get rounds - 1 or more
+    }
+  }
 }
 
 // The swap-AB kernel's split of K over a cluster (decode_plan.h): the Qwen2.5 shapes on 132 SMs

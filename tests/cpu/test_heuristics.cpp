@@ -66,8 +66,13 @@ const KernelEntry kEntries[] = {
     {{"k2_coop_128x64x64_p8_s6_tma", 2, 128, 64, 64, 6, 1, 1, 8, 1, true, false}, fake_launch, fake_launch},
     {{"k2_coop_128x64x64_p4_s6_tma", 2, 128, 64, 64, 6, 1, 1, 4, 1, false, false}, fake_launch, fake_launch},
     {{"k2_wavesplit_128x64_64x64_tma", 2, 128, 64, 64, 6, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
+    {{"k2_swapab_n8_s12_bal", 2, 8, 64, 64, 12, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
+    {{"k2_swapab_n16_s11_bal", 2, 16, 64, 64, 11, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
+    {{"k2_swapab_n16_s6_bal", 2, 16, 64, 64, 6, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
+    {{"k2_swapab_n32_s10_bal", 2, 32, 64, 64, 10, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
+    {{"k2_swapab_n64_s9_bal", 2, 64, 64, 64, 9, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
 };
-constexpr int kEntryCount = 43;
+constexpr int kEntryCount = 48;
 constexpr int kS6 = 0;        // 128x64
 constexpr int kC2 = 1;        // 128x64, cluster 1x2 multicasting X
 constexpr int kS8 = 2;        // 64x64

@@ -61,10 +61,12 @@ const std::vector<Shape> kShapes = {{1, 8, 8},       {3, 16, 24},     {17, 64, 4
 // The decode configs (M <= 64): token blocks of 8-32 with M inside, at and past their edge; K of
 // one step, K not a multiple of the 32-deep step (1096, 4104), K long enough to split over all 8
 // warps (4104 = 129 steps, unevenly); I not a multiple of a CTA's column strip (40, 72, 136), and
-// more CTAs than slots (4864).
+// more CTAs than slots (4864); 266 column tiles with a partial last one (17000), so the balanced
+// persistent swap-AB configs give each CTA two or more units at every token count.
 const std::vector<Shape> kDecodeShapes = {{1, 8, 8},      {3, 16, 24},      {17, 64, 40},
                                           {8, 1096, 72},  {9, 200, 1032},   {33, 1024, 200},
                                           {64, 4104, 136}, {16, 2056, 4864}, {32, 1096, 4864},
+                                          {40, 520, 17000},
                                           // Past 64 tokens: the 128-token swap-AB config only.
                                           {65, 1096, 200}, {100, 4104, 136}, {128, 520, 4864}};
 
@@ -270,7 +272,11 @@ INSTANTIATE_TEST_SUITE_P(
                                      // Decode: swap-AB WGMMA, K split over a cluster.
                                      "k2_swapab_n8_s6", "k2_swapab_n8_s12", "k2_swapab_n16_s6",
                                      "k2_swapab_n16_s11", "k2_swapab_n32_s5", "k2_swapab_n32_s10",
-                                     "k2_swapab_n64_s4", "k2_swapab_n64_s9", "k2_swapab_n128_s6"),
+                                     "k2_swapab_n64_s4", "k2_swapab_n64_s9", "k2_swapab_n128_s6",
+                                     // The same on the balanced persistent grid.
+                                     "k2_swapab_n8_s12_bal", "k2_swapab_n16_s11_bal",
+                                     "k2_swapab_n16_s6_bal", "k2_swapab_n32_s10_bal",
+                                     "k2_swapab_n64_s9_bal"),
                      testing::Values(Format::kBF16, Format::kFP16)),
     [](const testing::TestParamInfo<SwigluGpu::ParamType>& info) {
       return std::get<0>(info.param) +

@@ -1,0 +1,5 @@
+// Swap-AB decode kernel on the balanced persistent grid: 8 tokens per CTA (WGMMA N = 8),
+// 64 output columns (128 weight rows) per unit, 12 TMA stages, one CTA per SM, the deepest ring that fits, fp16.
+#include "../sm90_swiglu_swapab.hpp"
+
+TILEGLU_INSTANTIATE_SWAPAB(k2_swapab_n8_s12_bal, fp16, cutlass::half_t, 8, 12, true)
