@@ -225,7 +225,9 @@ TEST(SwapABSplits, SplitsOnlyToCoverHalfTheSms) {
         EXPECT_GE(s, 1);
         EXPECT_LE(s, kSwapABMaxSplits);
         const int64_t half = std::max(sms / 2, 1);
-        if (units >= half) EXPECT_EQ(s, 1);
+        if (units >= half) {
+          EXPECT_EQ(s, 1);
+        }
         if (s > 1) {
           EXPECT_GE(k_tiles, kSwapABMinKTilesPerCta * s);
           EXPECT_LT(units * (s - 1), half);  // no fewer CTAs per unit would cover half the SMs
