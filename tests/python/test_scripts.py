@@ -110,20 +110,21 @@ def test_static_cache_decoder_matches_generate(e2e):
         assert e2e.prefill_latency_ms(model, 2, 8, reps=2) > 0
 
 
-def test_merged_gemm_logits_match_stock_and_restore_the_mlps(e2e):
+def test_reversed_k_logits_match_stock_and_restore_the_mlps(e2e):
     import torch
     model = e2e.build_model("tiny", "cpu", torch.float64, initializer_range=0.3)
     ids = torch.randint(0, model.config.vocab_size, (1, 12), generator=torch.Generator().manual_seed(0))
     with torch.inference_mode():
         stock = model(input_ids=ids, use_cache=False).logits
-        merged = e2e.merged_gemm_logits(model, ids, torch)
-        # fp64: one GEMM over [Wg; Wu] and two GEMMs agree to rounding.
-        assert e2e.logits_error(merged, stock)["rel_error"] < 1e-12
+        reordered = e2e.reversed_k_logits(model, ids, torch)
+        # The same dot products summed in the other order agree to rounding (fp64 GEMMs;
+        # Qwen2RMSNorm computes in fp32, so a last-bit difference can surface at fp32's 6e-8).
+        assert e2e.logits_error(reordered, stock)["rel_error"] < 1e-5
         mlps = [m for m in model.modules() if type(m).__name__ == "Qwen2MLP"]
         assert mlps and all("forward" not in m.__dict__ for m in mlps)
-        # A changed up projection changes the merged logits: the merged forward really ran.
+        # A changed up projection changes these logits: the reordered forward really ran.
         mlps[0].up_proj.weight.mul_(2)
-        assert e2e.logits_error(e2e.merged_gemm_logits(model, ids, torch), stock)["rel_error"] > 1e-6
+        assert e2e.logits_error(e2e.reversed_k_logits(model, ids, torch), stock)["rel_error"] > 1e-2
 
 
 def test_logits_error(e2e):
