@@ -57,8 +57,6 @@ TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n16_s11_bal)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n16_s6_bal)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n32_s10_bal)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n64_s9_bal)
-TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n104_s7_bal)
-TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n128_s6_bal)
 #undef TILEGLU_DECLARE_LAUNCHERS
 }  // namespace kernels
 
@@ -232,13 +230,6 @@ const KernelEntry kRegistry[] = {
      kernels::launch_k2_swapab_n32_s10_bal_bf16, kernels::launch_k2_swapab_n32_s10_bal_fp16},
     {{"k2_swapab_n64_s9_bal", 2, 64, 64, 64, 9, 1, 1, 0, 1, false, false, 64},
      kernels::launch_k2_swapab_n64_s9_bal_bf16, kernels::launch_k2_swapab_n64_s9_bal_fp16},
-    // One token block of 104 or 128 tokens: M = 65-128 reads the weights once, where the 64-row
-    // Pingpong tiles read them once per 64 rows and pad M = 100 to 128 (72B M = 100: 278 us
-    // against cuBLAS GEMM + silu's 264 and a weight stream of ~225, session 9).
-    {{"k2_swapab_n104_s7_bal", 2, 104, 64, 64, 7, 1, 1, 0, 1, false, false, 104},
-     kernels::launch_k2_swapab_n104_s7_bal_bf16, kernels::launch_k2_swapab_n104_s7_bal_fp16},
-    {{"k2_swapab_n128_s6_bal", 2, 128, 64, 64, 6, 1, 1, 0, 1, false, false, 128},
-     kernels::launch_k2_swapab_n128_s6_bal_bf16, kernels::launch_k2_swapab_n128_s6_bal_fp16},
 };
 }  // namespace
 

@@ -71,10 +71,8 @@ const KernelEntry kEntries[] = {
     {{"k2_swapab_n16_s6_bal", 2, 16, 64, 64, 6, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
     {{"k2_swapab_n32_s10_bal", 2, 32, 64, 64, 10, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
     {{"k2_swapab_n64_s9_bal", 2, 64, 64, 64, 9, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
-    {{"k2_swapab_n104_s7_bal", 2, 104, 64, 64, 7, 1, 1, 0, 1, false, false, 104}, fake_launch, fake_launch},
-    {{"k2_swapab_n128_s6_bal", 2, 128, 64, 64, 6, 1, 1, 0, 1, false, false, 128}, fake_launch, fake_launch},
 };
-constexpr int kEntryCount = 50;
+constexpr int kEntryCount = 48;
 constexpr int kS6 = 0;        // 128x64
 constexpr int kC2 = 1;        // 128x64, cluster 1x2 multicasting X
 constexpr int kS8 = 2;        // 64x64
