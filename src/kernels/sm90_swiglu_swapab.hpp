@@ -90,6 +90,11 @@ struct Sm90SwigluSwapAB {
                            cute::Shape<cute::_64, cute::Int<kTokens>, cute::Int<kTileK>>,
                            cute::GMMA::Major::K, cute::GMMA::Major::K>());
   using TiledMma = decltype(cute::make_tiled_mma(MmaAtom{}));
+  // ss_op_selector falls back to a narrower atom for an N it has no instruction for (N = 104 is
+  // one of CUTLASS's "extended" shapes, off by default: it chose 64x8 and tiled it 13 times,
+  // which broke the gate/up pairing below; session 9). One atom must cover all the tokens.
+  static_assert(cute::size<1>(typename cute::MMA_Traits<MmaAtom>::Shape_MNK{}) == kTokens,
+                "no single WGMMA instruction of N = kTokens: choose a token count CUTLASS selects");
 
   // K-major, 128-byte swizzled: A stage = [gate 64 rows | up 64 rows] x 64 k (tile_to_shape fills
   // rows first, so each half is one dense block, what one TMA copy writes); B stage = tokens x 64 k.
