@@ -41,7 +41,9 @@
 // filling the next unit's stages while the consumer finishes the last one, and all CTAs end
 // together. The SMs left idle (7B at one CTA per SM: 99 CTAs, 3 units each) are not needed to
 // keep HBM busy if each ring holds enough bytes. No K split (the splits rule is for grids that
-// leave SMs idle; this grid already chose to).
+// leave SMs idle; this grid already chose to). Measured (H200, bench/NOTES.md session 9, against
+// the best one-CTA-per-unit config): 2-5 % faster at 0.5B-14B, even at 32B, 1.5-2 % slower at 72B
+// (116 CTAs of 4 units hold fewer bytes in flight than 132 of one); the tuner picks per shape.
 //
 // Measured (H200, bench/NOTES.md session 4): qwen2.5-0.5b M = 1 7.9 us under ncu (cuBLAS 7.7),
 // 9.4-10.0 us by graph replay at M <= 16, 0.83-0.88x cuBLAS GEMM + silu; 14B-72B at M <= 16 3.9-4.2
