@@ -256,13 +256,17 @@ def reversed_k_logits(model, ids, torch):
         return self.down_proj(self.act_fn(gate) * up)
 
     mlps = [m for m in model.modules() if type(m).__name__ in ("Qwen2MLP", "LlamaMLP", "MistralMLP")]
+    saved = [m.__dict__.get("forward") for m in mlps]  # an instance forward (a patch) to put back
     for m in mlps:
         m.forward = types.MethodType(reversed_forward, m)
     try:
         return model(input_ids=ids, use_cache=False).logits.float()
     finally:
-        for m in mlps:
-            del m.forward
+        for m, forward in zip(mlps, saved):
+            if forward is None:
+                del m.forward
+            else:
+                m.forward = forward
 
 
 def run_model(name, args, torch, tileglu):
