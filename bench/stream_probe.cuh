@@ -14,6 +14,13 @@
 //   bulk       one CTA per SM, one thread keeps kBulkSlots 16 KiB cp.async.bulk copies into
 //              shared memory in flight (the TMA engine, as the swap-AB kernels use it),
 //              chunks grid-strided.
+//   tiles      ld.global as above (2 CTAs per SM x 512 threads, 8 loads in flight each), but
+//              in the order a GEMM's weight tiles are read: the buffer as [2I rows, K], each
+//              CTA an equal block of rows, walked in 128-row groups along K, 128 bytes of each
+//              row per step. Against `ld.global` it prices the access pattern alone.
+//   bulk on G  `bulk` on G CTAs (one per SM) instead of one per SM: G is the balanced grid of the
+//              swap-AB decode kernel's 64-column units (decode_plan.h swapab_balanced_grid, 99 of
+//              132 SMs at 7B), so against `bulk` it says whether that many SMs can keep HBM busy.
 #pragma once
 
 #include <cstdint>
@@ -49,6 +56,42 @@ __global__ void __launch_bounds__(kLdThreads) read_ld_global(const uint4* __rest
     acc ^= v.x ^ v.y ^ v.z ^ v.w;
   }
   // Reduce over the warp and keep one word per CTA (lane 0 of each warp races benignly on it).
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) acc ^= __shfl_xor_sync(0xffffffffu, acc, o);
+  if ((threadIdx.x & 31) == 0) sink[blockIdx.x] = acc;
+}
+
+// Row-block order: CTA c reads rows [R c / G, R (c + 1) / G) of the [rows, row16 * 16 bytes]
+// matrix, 128 rows at a time, each 128-row group along its whole length in 128-byte steps
+// (8 threads per row, 64 rows per 512 threads, 2 row halves x 4 steps = 8 loads in flight).
+__global__ void __launch_bounds__(kLdThreads) read_ld_tiles(const uint4* __restrict__ src, int64_t rows,
+                                                            int64_t row16, uint32_t* __restrict__ sink) {
+  const int64_t row_begin = rows * blockIdx.x / gridDim.x;
+  const int64_t row_end = rows * (blockIdx.x + 1) / gridDim.x;
+  const int lane_row = int(threadIdx.x) / 8;
+  const int word = int(threadIdx.x) % 8;
+  uint32_t acc = 0;
+  for (int64_t group = row_begin; group < row_end; group += 128) {
+    for (int64_t step = 0; step < row16; step += 4 * 8) {
+      uint4 v[8];
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int64_t row = group + lane_row + 64 * h;
+          const int64_t col = step + 8 * q + word;
+          v[2 * q + h] = make_uint4(0, 0, 0, 0);
+          if (row < row_end && col < row16) {
+            asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+                         : "=r"(v[2 * q + h].x), "=r"(v[2 * q + h].y), "=r"(v[2 * q + h].z), "=r"(v[2 * q + h].w)
+                         : "l"(src + row * row16 + col));
+          }
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < 8; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+    }
+  }
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) acc ^= __shfl_xor_sync(0xffffffffu, acc, o);
   if ((threadIdx.x & 31) == 0) sink[blockIdx.x] = acc;
@@ -105,7 +148,15 @@ inline cudaError_t launch_ld_global(const void* src, int64_t bytes, uint32_t* si
   return cudaPeekAtLastError();
 }
 
-inline cudaError_t launch_bulk(const void* src, int64_t bytes, uint32_t* sink, int sm_count, cudaStream_t s) {
+// `rows` rows of `row_bytes` (a multiple of 16) each, densely packed.
+inline cudaError_t launch_ld_tiles(const void* src, int64_t rows, int64_t row_bytes, uint32_t* sink, int sm_count,
+                                   cudaStream_t s) {
+  read_ld_tiles<<<2 * sm_count, kLdThreads, 0, s>>>(static_cast<const uint4*>(src), rows, row_bytes / 16, sink);
+  return cudaPeekAtLastError();
+}
+
+// `ctas` CTAs, one per SM (ctas <= the SM count).
+inline cudaError_t launch_bulk(const void* src, int64_t bytes, uint32_t* sink, int ctas, cudaStream_t s) {
   const int smem = kBulkSlots * kBulkChunk;
   static bool opted_in = false;
   if (!opted_in) {
@@ -113,7 +164,7 @@ inline cudaError_t launch_bulk(const void* src, int64_t bytes, uint32_t* sink, i
     if (err != cudaSuccess) return err;
     opted_in = true;
   }
-  read_bulk<<<sm_count, 32, smem, s>>>(static_cast<const char*>(src), bytes, sink);
+  read_bulk<<<ctas, 32, smem, s>>>(static_cast<const char*>(src), bytes, sink);
   return cudaPeekAtLastError();
 }
 

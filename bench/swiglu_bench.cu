@@ -1608,6 +1608,9 @@ struct StreamProbe {
   double bytes = 0;
   double ld_global_us = NAN;
   double bulk_us = NAN;
+  double tiles_us = NAN;  // ld.global in weight-tile order (row blocks, 128 B per row per step)
+  int bal_ctas = 0;       // the swap-AB decode kernel's balanced grid for this model's 64-column units
+  double bulk_bal_us = NAN;  // bulk on bal_ctas CTAs
 };
 
 StreamProbe measure_stream_probe(Context& ctx, const Model& md, const void* weights) {
@@ -1623,8 +1626,23 @@ StreamProbe measure_stream_probe(Context& ctx, const Model& md, const void* weig
   Timing bulk = time_variant_graph(dev, ctx.topt, [&](cudaStream_t s) {
     return stream_probe::launch_bulk(weights, bytes, sink, dev.sm_count, s) == cudaSuccess;
   });
+  // The weights as the kernels see them: 2I rows of K elements.
+  Timing tiles = time_variant_graph(dev, ctx.topt, [&](cudaStream_t s) {
+    return stream_probe::launch_ld_tiles(weights, int64_t(2) * md.i, int64_t(md.k) * 2, sink, dev.sm_count, s) ==
+           cudaSuccess;
+  });
+  // As many CTAs as the balanced swap-AB grid (one CTA per SM) streams with: rounds =
+  // ceil(units / SMs), then the fewest CTAs that finish the units in that many rounds.
+  const int64_t units = (md.i + 63) / 64;
+  const int64_t rounds = (units - 1) / dev.sm_count + 1;
+  sp.bal_ctas = int((units - 1) / rounds + 1);
+  Timing bulk_bal = time_variant_graph(dev, ctx.topt, [&](cudaStream_t s) {
+    return stream_probe::launch_bulk(weights, bytes, sink, sp.bal_ctas, s) == cudaSuccess;
+  });
   sp.ld_global_us = ld.median_us;
   sp.bulk_us = bulk.median_us;
+  sp.tiles_us = tiles.median_us;
+  sp.bulk_bal_us = bulk_bal.median_us;
   CUDA_CHECK(cudaDeviceSynchronize());
   CUDA_CHECK(cudaFree(sink));
   return sp;
@@ -2143,10 +2161,11 @@ int main(int argc, char** argv) {
       for (const auto& md : models) {
         probes.push_back(measure_stream_probe(ctx, md, b.w));
         const StreamProbe& sp = probes.back();
-        std::printf("  stream %-13s %7.1f MB: ld.global %8.2f us = %.2f TB/s, bulk copy %8.2f us = %.2f TB/s "
-                    "(graph replay, L2 flushed)\n",
+        std::printf("  stream %-13s %7.1f MB: ld.global %8.2f us = %.2f TB/s, bulk copy %8.2f us = %.2f TB/s, "
+                    "tile order %8.2f us = %.2f TB/s, bulk on %d CTAs %8.2f us = %.2f TB/s (graph replay, L2 flushed)\n",
                     sp.model.c_str(), sp.bytes * 1e-6, sp.ld_global_us, sp.bytes / sp.ld_global_us * 1e-6,
-                    sp.bulk_us, sp.bytes / sp.bulk_us * 1e-6);
+                    sp.bulk_us, sp.bytes / sp.bulk_us * 1e-6, sp.tiles_us, sp.bytes / sp.tiles_us * 1e-6, sp.bal_ctas,
+                    sp.bulk_bal_us, sp.bytes / sp.bulk_bal_us * 1e-6);
       }
       std::fflush(stdout);
     }
@@ -2226,9 +2245,12 @@ int main(int argc, char** argv) {
   std::fprintf(f, "  \"stream_probe\": [");
   for (size_t j = 0; j < probes.size(); ++j) {
     const StreamProbe& sp = probes[j];
-    std::fprintf(f, "%s{\"model\": %s, \"bytes\": %s, \"ld_global_graph_us\": %s, \"bulk_graph_us\": %s}",
+    std::fprintf(f,
+                 "%s{\"model\": %s, \"bytes\": %s, \"ld_global_graph_us\": %s, \"bulk_graph_us\": %s, "
+                 "\"tiles_graph_us\": %s, \"bulk_bal_ctas\": %d, \"bulk_bal_graph_us\": %s}",
                  j ? ", " : "", jstr(sp.model).c_str(), jint(static_cast<int64_t>(sp.bytes)).c_str(),
-                 jnum(sp.ld_global_us).c_str(), jnum(sp.bulk_us).c_str());
+                 jnum(sp.ld_global_us).c_str(), jnum(sp.bulk_us).c_str(), jnum(sp.tiles_us).c_str(), sp.bal_ctas,
+                 jnum(sp.bulk_bal_us).c_str());
   }
   std::fprintf(f, "],\n");
   std::fprintf(f, "  \"date\": %s,\n", jstr(utc_date()).c_str());

@@ -57,6 +57,13 @@ TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n16_s11_bal)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n16_s6_bal)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n32_s10_bal)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n64_s9_bal)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_pp_c96_n128_s5)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_pp_c96_n112_s5)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_pp_c64_n176_s5)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_coop_c96_n176_s4)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_coop_c96_n224_s4)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_coop_c96_n256_s4)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_coop_c128_n128_s4)
 #undef TILEGLU_DECLARE_LAUNCHERS
 }  // namespace kernels
 
@@ -230,6 +237,26 @@ const KernelEntry kRegistry[] = {
      kernels::launch_k2_swapab_n32_s10_bal_bf16, kernels::launch_k2_swapab_n32_s10_bal_fp16},
     {{"k2_swapab_n64_s9_bal", 2, 64, 64, 64, 9, 1, 1, 0, 1, false, false, 64},
      kernels::launch_k2_swapab_n64_s9_bal_bf16, kernels::launch_k2_swapab_n64_s9_bal_fp16},
+    // Swap-AB Pingpong (sm90_swiglu_swapab_pingpong.hpp): tile_n output columns (2 * tile_n
+    // weight rows, gate and up interleaved by 8) on the WGMMA's M side, tile_m tokens on its N
+    // side, two consumer warpgroups: cuBLAS's nvjet shapes (192 x 128 at 7B M = 256, 1 x 176 at
+    // 72B M = 1537), whole waves and ragged M in 8-token steps. Any M.
+    {{"k2_swapab_pp_c96_n128_s5", 2, 128, 96, 64, 5, 1, 1, 0, 1, false, false},
+     kernels::launch_k2_swapab_pp_c96_n128_s5_bf16, kernels::launch_k2_swapab_pp_c96_n128_s5_fp16},
+    {{"k2_swapab_pp_c96_n112_s5", 2, 112, 96, 64, 5, 1, 1, 0, 1, false, false},
+     kernels::launch_k2_swapab_pp_c96_n112_s5_bf16, kernels::launch_k2_swapab_pp_c96_n112_s5_fp16},
+    {{"k2_swapab_pp_c64_n176_s5", 2, 176, 64, 64, 5, 1, 1, 0, 1, false, false},
+     kernels::launch_k2_swapab_pp_c64_n176_s5_bf16, kernels::launch_k2_swapab_pp_c64_n176_s5_fp16},
+    // The same kernel with both consumer warpgroups on every unit, each half of its tokens
+    // (kCooperative): units up to 192 x 256, fewer operand bytes per FLOP.
+    {{"k2_swapab_coop_c96_n176_s4", 2, 176, 96, 64, 4, 1, 1, 0, 1, false, false},
+     kernels::launch_k2_swapab_coop_c96_n176_s4_bf16, kernels::launch_k2_swapab_coop_c96_n176_s4_fp16},
+    {{"k2_swapab_coop_c96_n224_s4", 2, 224, 96, 64, 4, 1, 1, 0, 1, false, false},
+     kernels::launch_k2_swapab_coop_c96_n224_s4_bf16, kernels::launch_k2_swapab_coop_c96_n224_s4_fp16},
+    {{"k2_swapab_coop_c96_n256_s4", 2, 256, 96, 64, 4, 1, 1, 0, 1, false, false},
+     kernels::launch_k2_swapab_coop_c96_n256_s4_bf16, kernels::launch_k2_swapab_coop_c96_n256_s4_fp16},
+    {{"k2_swapab_coop_c128_n128_s4", 2, 128, 128, 64, 4, 1, 1, 0, 1, false, false},
+     kernels::launch_k2_swapab_coop_c128_n128_s4_bf16, kernels::launch_k2_swapab_coop_c128_n128_s4_fp16},
 };
 }  // namespace
 

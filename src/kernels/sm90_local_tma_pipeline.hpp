@@ -34,14 +34,16 @@ class Sm90LocalTmaPipeline {
   // `thread_idx`: the CTA thread index (thread 0 initialises the barriers; the caller syncs the
   // CTA before first use). `consumer_leader`: the one consumer thread that releases stages (one
   // consumer warpgroup: its wait<> on the WGMMAs covers the whole warpgroup, as in CUTLASS).
+  // `consumer_leaders`: how many such threads release each stage before the producer may refill
+  // it (2 where two warpgroups read every stage, each its own half of the tile).
   CUTLASS_DEVICE Sm90LocalTmaPipeline(SharedStorage& storage, int thread_idx, uint32_t transaction_bytes,
-                                      bool consumer_leader)
+                                      bool consumer_leader, uint32_t consumer_leaders = 1)
       : storage_(storage), transaction_bytes_(transaction_bytes), consumer_leader_(consumer_leader) {
     if (thread_idx == 0) {
       CUTLASS_PRAGMA_UNROLL
       for (int s = 0; s < kStages; ++s) {
         storage_.full[s].init(1);   // the producer's arrive_and_expect_tx; TMA completes the bytes
-        storage_.empty[s].init(1);  // the consumer leader's release
+        storage_.empty[s].init(consumer_leaders);  // each consumer leader's release
       }
       cutlass::arch::fence_barrier_init();
     }

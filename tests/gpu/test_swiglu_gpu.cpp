@@ -186,9 +186,17 @@ TEST_P(SwigluGpu, MatchesReference) {
   setenv("TILEGLU_FORCE_CONFIG", config.c_str(), 1);
 
   uint32_t seed = 1;
-  const bool decode = config.rfind("k2_decode_", 0) == 0 || config.rfind("k2_swapab_", 0) == 0;
+  const bool decode = config.rfind("k2_decode_", 0) == 0 ||
+                      (config.rfind("k2_swapab_", 0) == 0 && config.rfind("k2_swapab_pp_", 0) != 0 &&
+                       config.rfind("k2_swapab_coop_", 0) != 0);
   const int max_m = config == "k2_swapab_n128_s6" ? 128 : decode ? 64 : 0;
-  for (const Shape& s : decode ? kDecodeShapes : kShapes) {
+  std::vector<Shape> shapes = decode ? kDecodeShapes : kShapes;
+  if (config.rfind("k2_swapab_pp_", 0) == 0 || config.rfind("k2_swapab_coop_", 0) == 0) {
+    // Several units per CTA, so both consumer warpgroups run and their sweeps alternate, with
+    // more k tiles (18) than stages: the case the consumers' ordering barrier exists for.
+    shapes.push_back(Shape{1100, 1096, 4104});
+  }
+  for (const Shape& s : shapes) {
     if (max_m > 0 && s.m > max_m) continue;  // the config is not valid there
     for (bool exact : {true, false}) {
       const Case c(format, s, exact, seed++);
@@ -276,7 +284,14 @@ INSTANTIATE_TEST_SUITE_P(
                                      // The same on the balanced persistent grid.
                                      "k2_swapab_n8_s12_bal", "k2_swapab_n16_s11_bal",
                                      "k2_swapab_n16_s6_bal", "k2_swapab_n32_s10_bal",
-                                     "k2_swapab_n64_s9_bal"),
+                                     "k2_swapab_n64_s9_bal",
+                                     // Swap-AB Pingpong: interleaved gate/up rows, tokens on N.
+                                     "k2_swapab_pp_c96_n128_s5", "k2_swapab_pp_c96_n112_s5",
+                                     "k2_swapab_pp_c64_n176_s5",
+                                     // The same, both consumers on every unit (Cooperative).
+                                     "k2_swapab_coop_c96_n176_s4", "k2_swapab_coop_c96_n224_s4",
+                                     "k2_swapab_coop_c96_n256_s4",
+                                     "k2_swapab_coop_c128_n128_s4"),
                      testing::Values(Format::kBF16, Format::kFP16)),
     [](const testing::TestParamInfo<SwigluGpu::ParamType>& info) {
       return std::get<0>(info.param) +

@@ -1,0 +1,364 @@
+// Swap-AB Pingpong SwiGLU kernel for prefill-sized M (a few hundred to a few thousand tokens):
+// the weights on the WGMMA's M side in units of kCols output columns (2 * kCols weight rows,
+// gate and up interleaved in 8-row groups), the tokens on its N side (kTokens, any N CUTLASS has
+// one instruction for), two consumer warpgroups taking alternate units so one's SwiGLU and stores
+// run under the other's WGMMAs.
+//
+// Why: cuBLAS's fastest kernels at these M (`nvjet_sm90_tst_192x128` at Qwen2.5-7B M = 256,
+// `_192x176` at 72B M = 1537; bench/NOTES.md session 9) put 192 weight rows on M and 128-176
+// tokens on N, so the tiles fill whole waves (7B M = 256: 198 x 2 = 396 tiles = 3.0 waves of 132)
+// and a ragged M wastes under one 8-token step instead of a 64- or 128-row tile row. Under ncu
+// at 7B M = 256 that kernel keeps the tensor pipe 87 % busy against 78 % for tileglu's 64x64
+// Pingpong tile. A fused SwiGLU tile needs the gate and up rows of the same output column in the
+// same thread's accumulator: the m64nNk16 accumulator gives each thread rows r and r + 8 of every
+// 16-row slice, so stage rows [16g, 16g + 8) hold gate rows 8g..8g+7 of the unit and rows
+// [16g + 8, 16g + 16) the same up rows, and every thread holds its gate value and its up value
+// in the two "row" halves of its fragment. 96 columns = 192 rows = three m64 atoms.
+//
+// Structure (384 threads, persistent, one CTA per SM): warpgroup 0 produces (one thread issues
+// 2 * kCols / 8 weight copies of 8 rows and one token copy per stage, all on one barrier),
+// warpgroups 1 and 2 consume units s = 0, 2, 4, ... and 1, 3, 5, ... of this CTA's sequence
+// (unit blockIdx.x + s * gridDim.x). Units are token-block-fastest: the CTAs running together
+// take every token block of a few column blocks, so each weight row comes from DRAM once and
+// from L2 for the other token blocks; X (M x K, 1.8 MB at 7B M = 256, 25 MB at 72B M = 1537)
+// stays in L2. Column-block-fastest read the weights once per token block: 7B M = 256 took
+// 155 us, twice the weights' stream time, against 124 us for the incumbent. A consumer's
+// pipeline position skips the other's k tiles. Tails in I, K and M: TMA zero fill, stores
+// guarded.
+//
+// Cooperative variant (kCooperative, the `k2_swapab_coop_` configs): both consumer warpgroups
+// take every unit, each half of its tokens, so one unit can be 192 rows x 176 tokens (cuBLAS's
+// 72B M = 1537 tile) with 132 accumulators per thread. Bigger units read less from L2 and shared
+// memory per FLOP: per output element (1/rows + 1/tokens) operand bytes, 0.0109 at 192 x 176
+// against 0.0141 at the Pingpong 192 x 112. At these shapes the card runs at its power limit
+// (session 9), so bytes moved are clock lost.
+#pragma once
+
+#include <cstdint>
+
+#include <cute/tensor.hpp>
+#include <cute/atom/copy_traits_sm90_tma.hpp>
+#include <cute/atom/mma_traits_sm90_gmma.hpp>
+#include <cutlass/arch/barrier.h>
+#include <cutlass/arch/reg_reconfig.h>
+#include <cutlass/cutlass.h>
+
+#include "sm90_launch.hpp"
+#include "sm90_local_tma_pipeline.hpp"
+#include "sm90_wgmma_k_sweep.hpp"
+#include "swiglu_activation.hpp"
+#include "swiglu_params.h"
+
+// CUTLASS declares the WGMMA atoms of N other than 8-32, 48, 64, 80, 96, 128, 192 and 256 in
+// headers it includes only under CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED, which also changes
+// ss_op_selector's choices everywhere. A translation unit that instantiates a token count among
+// them (112: 14 steps of 8 cover M = 1537 in 1568 rows; 176: cuBLAS's 72B M = 1537 tile) defines
+// TILEGLU_WGMMA_EXTENDED_N before including this header; the others do not pay for them.
+#if defined(TILEGLU_WGMMA_EXTENDED_N)
+#include <cute/arch/mma_sm90_gmma_ext.hpp>
+#include <cute/atom/mma_traits_sm90_gmma_ext.hpp>
+#endif
+
+namespace tileglu::kernels {
+
+// The SS WGMMA atom (A and B K-major from shared memory, fp32 accumulators) of a 64 x kN tile.
+template <class Element, int kN, int kTileK>
+CUTLASS_HOST_DEVICE constexpr auto swapab_pingpong_atom() {
+  using cute::GMMA::Major;
+  if constexpr (kN == 88 || kN == 112 || kN == 176) {
+#if defined(TILEGLU_WGMMA_EXTENDED_N)
+    constexpr bool kBF16 = cute::is_same_v<Element, cutlass::bfloat16_t>;
+    if constexpr (kN == 88) {
+      if constexpr (kBF16) return cute::SM90::GMMA::MMA_64x88x16_F32BF16BF16_SS<Major::K, Major::K>{};
+      else return cute::SM90::GMMA::MMA_64x88x16_F32F16F16_SS<Major::K, Major::K>{};
+    } else if constexpr (kN == 112) {
+      if constexpr (kBF16) return cute::SM90::GMMA::MMA_64x112x16_F32BF16BF16_SS<Major::K, Major::K>{};
+      else return cute::SM90::GMMA::MMA_64x112x16_F32F16F16_SS<Major::K, Major::K>{};
+    } else {
+      if constexpr (kBF16) return cute::SM90::GMMA::MMA_64x176x16_F32BF16BF16_SS<Major::K, Major::K>{};
+      else return cute::SM90::GMMA::MMA_64x176x16_F32F16F16_SS<Major::K, Major::K>{};
+    }
+#else
+    static_assert(kN != kN, "N = 88 / 112 / 176 need TILEGLU_WGMMA_EXTENDED_N defined before this header");
+#endif
+  } else {
+    return cute::GMMA::ss_op_selector<Element, Element, float,
+                                      cute::Shape<cute::_64, cute::Int<kN>, cute::Int<kTileK>>,
+                                      Major::K, Major::K>();
+  }
+}
+
+template <class Element_, int kCols_, int kTokens_, int kStages_, bool kCooperative_ = false>
+struct Sm90SwigluSwapABPingpong {
+  using Element = Element_;
+  static constexpr int kCols = kCols_;          // output columns per unit
+  static constexpr int kRows = 2 * kCols;       // weight rows per unit, gate/up interleaved by 8
+  static constexpr int kGroups = kCols / 8;     // 8-column groups: one gate and one up copy each
+  static constexpr int kTokens = kTokens_;      // tokens per unit
+  // Pingpong (false): each consumer warpgroup takes whole units in turn. Cooperative (true): both
+  // take every unit, each half of its tokens (the WGMMA's N = kTokens / 2), so a unit can be
+  // twice as wide in tokens for the same accumulator registers.
+  static constexpr bool kCooperative = kCooperative_;
+  static constexpr int kConsumers = 2;
+  static constexpr int kConsumerTokens = kCooperative ? kTokens / 2 : kTokens;
+  static constexpr int kTileK = 64;             // one 128-byte swizzle atom of K per stage
+  static constexpr int kStages = kStages_;
+  static constexpr int kThreads = 384;
+  static constexpr int kConsumerThreads = 128;
+  static constexpr int kProducerRegisters = 40;
+  static constexpr int kConsumerRegisters = 232;
+  static constexpr int kOrderBarrier = 2;  // named barriers 2 and 3 (after CUTLASS's reserved ones)
+  static_assert(kRows % 64 == 0, "whole m64 atoms of weight rows: kCols a multiple of 32");
+  static_assert(kConsumerTokens % 8 == 0 && kConsumerTokens <= 256 && kTokens % kConsumerTokens == 0, "WGMMA N");
+  // fp32 accumulators per consumer thread: kRows * kConsumerTokens / 128.
+  static constexpr int kAccumValues = kRows * kConsumerTokens / kConsumerThreads;
+  static_assert(kAccumValues <= 192, "accumulators must leave room in the consumers' 232 registers");
+
+  using MmaAtom = decltype(swapab_pingpong_atom<Element, kConsumerTokens, kTileK>());
+  static_assert(cute::size<1>(typename cute::MMA_Traits<MmaAtom>::Shape_MNK{}) == kConsumerTokens,
+                "no single WGMMA instruction of N = kConsumerTokens: choose a token count CUTLASS selects");
+  // Cooperative: the two warpgroups tile N, so one TiledMma over 256 threads partitions the
+  // stage's tokens between them (as CUTLASS's Cooperative kernels tile M).
+  using TiledMma = decltype(cute::make_tiled_mma(
+      MmaAtom{}, cute::Layout<cute::Shape<cute::_1, cute::Int<kTokens / kConsumerTokens>, cute::_1>>{}));
+
+  // K-major, 128-byte swizzled; tile_to_shape stacks 8-row atoms along the rows first, so row
+  // block b of a stage (rows [8b, 8b + 8)) is the dense 1 KiB atom at element offset 512 * b:
+  // what one 8-row TMA copy writes.
+  using SmemAtom = cute::GMMA::Layout_K_SW128_Atom<Element>;
+  using SmemLayoutA = decltype(cute::tile_to_shape(
+      SmemAtom{}, cute::make_shape(cute::Int<kRows>{}, cute::Int<kTileK>{}, cute::Int<kStages>{})));
+  using SmemLayoutB = decltype(cute::tile_to_shape(
+      SmemAtom{}, cute::make_shape(cute::Int<kTokens>{}, cute::Int<kTileK>{}, cute::Int<kStages>{})));
+  using SmemLayoutGroup = decltype(cute::tile_to_shape(SmemAtom{}, cute::make_shape(cute::_8{}, cute::Int<kTileK>{})));
+  using SmemLayoutBStage = decltype(cute::tile_to_shape(
+      SmemAtom{}, cute::make_shape(cute::Int<kTokens>{}, cute::Int<kTileK>{})));
+  static constexpr int kGroupElems = 8 * kTileK;
+  static constexpr int kStageElemsA = kRows * kTileK;
+  static constexpr int kStageElemsB = kTokens * kTileK;
+  static_assert(cute::cosize_v<SmemLayoutGroup> == kGroupElems, "an 8-row group must be one dense atom");
+  static_assert(cute::cosize_v<SmemLayoutA> == kStageElemsA * kStages, "A stages must be dense");
+  static_assert(cute::cosize_v<SmemLayoutB> == kStageElemsB * kStages, "B stages must be dense");
+  static constexpr uint32_t kTmaTransactionBytes = uint32_t((kRows + kTokens) * kTileK * sizeof(Element));
+
+  using Pipeline = Sm90LocalTmaPipeline<kStages>;
+  using PipelineState = typename Pipeline::PipelineState;
+
+  struct SharedStorage {
+    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutA>, 1024> a;
+    alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutB>, 1024> b;
+    typename Pipeline::SharedStorage pipeline;
+  };
+  static constexpr int kSmemBytes = int(sizeof(SharedStorage)) + 1024;  // + 1024: alignment slack
+  static_assert(kSmemBytes <= 232448, "exceeds the 227 KiB of shared memory an SM90 CTA may use");
+
+  using GmemLayout = cute::Layout<cute::Shape<int, int>, cute::Stride<int64_t, cute::_1>>;
+  using GmemTensor = decltype(cute::make_tensor(cute::make_gmem_ptr(static_cast<Element const*>(nullptr)), GmemLayout{}));
+  using TmaW = decltype(cute::make_tma_copy(cute::SM90_TMA_LOAD{}, GmemTensor{}, SmemLayoutGroup{}));
+  using TmaX = decltype(cute::make_tma_copy(cute::SM90_TMA_LOAD{}, GmemTensor{}, SmemLayoutBStage{}));
+
+  struct Params {
+    TmaW tma_gate;
+    TmaW tma_up;
+    TmaX tma_x;
+    Element* out;
+    int64_t ld_out;
+    int m, k, i;
+    int k_tiles;      // ceil(K / 64)
+    int token_blocks;  // ceil(M / kTokens)
+    int units;         // ceil(I / kCols) x token_blocks
+  };
+};
+
+template <class Kernel>
+__global__ void __launch_bounds__(Kernel::kThreads, 1)
+sm90_swiglu_swapab_pingpong_kernel(__grid_constant__ typename Kernel::Params const p) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using namespace cute;
+  using Element = typename Kernel::Element;
+  using PipelineState = typename Kernel::PipelineState;
+  using SharedStorage = typename Kernel::SharedStorage;
+  constexpr int kTileK = Kernel::kTileK;
+
+  extern __shared__ char smem_raw[];
+  SharedStorage& smem = *reinterpret_cast<SharedStorage*>(
+      (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+
+  int const warp_group = cutlass::canonical_warp_group_idx();
+  int const wg_thread_idx = int(threadIdx.x) % cutlass::NumThreadsPerWarpGroup;
+  if (threadIdx.x == 0) {
+    cute::prefetch_tma_descriptor(p.tma_gate.get_tma_descriptor());
+    cute::prefetch_tma_descriptor(p.tma_up.get_tma_descriptor());
+    cute::prefetch_tma_descriptor(p.tma_x.get_tma_descriptor());
+  }
+  // Pingpong: each stage is consumed by one warpgroup, whose thread 0 releases it. Cooperative:
+  // by both, each warpgroup's thread 0 releasing its half.
+  typename Kernel::Pipeline pipeline(smem.pipeline, int(threadIdx.x), Kernel::kTmaTransactionBytes,
+                                     warp_group > 0 && wg_thread_idx == 0, Kernel::kCooperative ? 2u : 1u);
+  __syncthreads();
+
+  if (warp_group == 0) {
+    cutlass::arch::warpgroup_reg_dealloc<Kernel::kProducerRegisters>();
+    if (cutlass::canonical_warp_idx_sync() == 0 && cute::elect_one_sync()) {
+      Tensor mG = p.tma_gate.get_tma_tensor(make_shape(p.i, p.k));
+      Tensor mU = p.tma_up.get_tma_tensor(make_shape(p.i, p.k));
+      Tensor mX = p.tma_x.get_tma_tensor(make_shape(p.m, p.k));
+      // (8, 64, 8-row group, k tile) and (kTokens, 64, token block, k tile).
+      Tensor gG = local_tile(mG, make_shape(_8{}, Int<kTileK>{}), make_coord(_, _));
+      Tensor gU = local_tile(mU, make_shape(_8{}, Int<kTileK>{}), make_coord(_, _));
+      Tensor gX = local_tile(mX, make_shape(Int<Kernel::kTokens>{}, Int<kTileK>{}), make_coord(_, _));
+      auto tma_g = p.tma_gate.get_slice(Int<0>{});
+      auto tma_u = p.tma_up.get_slice(Int<0>{});
+      auto tma_x = p.tma_x.get_slice(Int<0>{});
+      Tensor tGgG = tma_g.partition_S(gG);  // (TMA, TMA_M, TMA_K, groups, k tiles)
+      Tensor tUgU = tma_u.partition_S(gU);
+      Tensor tXgX = tma_x.partition_S(gX);
+      PipelineState write_state{0, 1, 0};  // the producer starts on the "previous" phase
+      for (int u = int(blockIdx.x); u < p.units; u += int(gridDim.x)) {
+        int const token_blk = u % p.token_blocks;
+        int const col_blk = u / p.token_blocks;
+        int const group0 = col_blk * Kernel::kGroups;
+        CUTLASS_PRAGMA_NO_UNROLL
+        for (int kt = 0; kt < p.k_tiles; ++kt) {
+          pipeline.producer_acquire(write_state);
+          auto* full_barrier = pipeline.producer_get_barrier(write_state);
+          Element* const stage_a = smem.a.data() + write_state.index() * Kernel::kStageElemsA;
+          CUTLASS_PRAGMA_UNROLL
+          for (int g = 0; g < Kernel::kGroups; ++g) {
+            // Gate rows of group g into row block 2g, the same up rows into row block 2g + 1.
+            Tensor sG = make_tensor(make_smem_ptr(stage_a + (2 * g) * Kernel::kGroupElems),
+                                    typename Kernel::SmemLayoutGroup{});
+            Tensor sU = make_tensor(make_smem_ptr(stage_a + (2 * g + 1) * Kernel::kGroupElems),
+                                    typename Kernel::SmemLayoutGroup{});
+            copy(p.tma_gate.with(*full_barrier), tGgG(_, _, _, group0 + g, kt), tma_g.partition_D(sG));
+            copy(p.tma_up.with(*full_barrier), tUgU(_, _, _, group0 + g, kt), tma_u.partition_D(sU));
+          }
+          Tensor sX = make_tensor(make_smem_ptr(smem.b.data() + write_state.index() * Kernel::kStageElemsB),
+                                  typename Kernel::SmemLayoutBStage{});
+          copy(p.tma_x.with(*full_barrier), tXgX(_, _, _, token_blk, kt), tma_x.partition_D(sX));
+          ++write_state;
+        }
+      }
+    }
+  } else {
+    cutlass::arch::warpgroup_reg_alloc<Kernel::kConsumerRegisters>();
+    int const consumer = warp_group - 1;
+    typename Kernel::TiledMma tiled_mma;
+    Tensor sA = make_tensor(make_smem_ptr(smem.a.data()), typename Kernel::SmemLayoutA{});
+    Tensor sB = make_tensor(make_smem_ptr(smem.b.data()), typename Kernel::SmemLayoutB{});
+    // Cooperative: the TiledMma spans both consumer warpgroups (256 threads) and gives each its
+    // half of the tokens; Pingpong: one warpgroup's 128 threads hold the whole unit.
+    auto thread_mma = tiled_mma.get_slice(Kernel::kCooperative ? int(threadIdx.x) - cutlass::NumThreadsPerWarpGroup
+                                                               : wg_thread_idx);
+    Tensor tCrA = thread_mma.make_fragment_A(thread_mma.partition_A(sA));  // (MMA, kRows / 64, MMA_K, PIPE)
+    Tensor tCrB = thread_mma.make_fragment_B(thread_mma.partition_B(sB));  // (MMA, 1, MMA_K, PIPE)
+    // ((2 tokens, 2 rows r / r + 8, kConsumerTokens / 8), kRows / 64, 1): mode 0's second
+    // sub-mode separates gate (0) from up (1).
+    Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<Kernel::kRows>{}, Int<Kernel::kTokens>{}));
+    Tensor coord = thread_mma.partition_C(make_identity_tensor(make_shape(Int<Kernel::kRows>{}, Int<Kernel::kTokens>{})));
+    uint16_t* const out = reinterpret_cast<uint16_t*>(p.out);
+    SiluMul const act;
+    // SwiGLU of this thread's accumulators of unit u, stored from registers: each store
+    // instruction writes 8 consecutive columns (16 bytes) of 4 tokens. In the Pingpong schedule
+    // it runs under the other warpgroup's sweep; in the Cooperative one the tensor pipe waits for
+    // it, a few hundred cycles against a sweep of tens of thousands at these K.
+    auto store_unit = [&](int u) {
+      int const col0 = (u / p.token_blocks) * Kernel::kCols;
+      int const token0 = (u % p.token_blocks) * Kernel::kTokens;
+      CUTLASS_PRAGMA_UNROLL
+      for (int m = 0; m < size<1>(accum); ++m) {
+        CUTLASS_PRAGMA_UNROLL
+        for (int j = 0; j < size<0, 2>(accum); ++j) {
+          CUTLASS_PRAGMA_UNROLL
+          for (int c = 0; c < 2; ++c) {
+            // Gate at row r (r % 16 < 8), up at r + 8: output column 8 * (r / 16) + r % 8.
+            auto const gate_idx = make_coord(make_coord(c, 0, j), m, 0);
+            auto const up_idx = make_coord(make_coord(c, 1, j), m, 0);
+            int const row = get<0>(coord(gate_idx));
+            int64_t const col = col0 + 8 * (row / 16) + row % 8;
+            int64_t const token = token0 + get<1>(coord(gate_idx));
+            if (col < p.i && token < p.m) {
+              out[token * p.ld_out + col] = round_to_bits<Element>(act(accum(gate_idx), accum(up_idx)));
+            }
+          }
+        }
+      }
+    };
+
+    if constexpr (Kernel::kCooperative) {
+      // Both warpgroups sweep every unit of this CTA in step; each releases every stage.
+      PipelineState read_state{};
+      for (int u = int(blockIdx.x); u < p.units; u += int(gridDim.x)) {
+        wgmma_k_sweep(tiled_mma, tCrA, tCrB, accum, pipeline, read_state, p.k_tiles);
+        warpgroup_wait<0>();
+        warpgroup_fence_operand(accum);
+        read_state.advance(uint32_t(p.k_tiles - 1));
+        pipeline.consumer_release(read_state);  // the last k tile's stage: its WGMMAs have retired
+        ++read_state;
+        store_unit(u);
+      }
+    } else {
+      // The consumers' K sweeps take turns (named barriers kOrderBarrier + 0/1, 256 threads: one
+      // warpgroup waits, the other arrives). Not only for the schedule: the stage barriers are
+      // phase-parity barriers, which cannot tell a stage's fill for position p from its fill for
+      // p - 2 * kStages, so a consumer must not wait on its first position (the other's k tiles
+      // ahead) before the other has issued its whole sweep; then every position it waits on is
+      // at most one phase ahead of its barrier. Consumer c takes units s = c, c + 2, ... of this
+      // CTA's sequence.
+      int const my_units = (p.units - int(blockIdx.x) + int(gridDim.x) - 1) / int(gridDim.x);
+      PipelineState read_state{};
+      read_state.advance(uint32_t(consumer * p.k_tiles));  // past the other consumer's first unit
+      int s = consumer;  // position of unit u in this CTA's sequence
+      for (int u = int(blockIdx.x) + consumer * int(gridDim.x); u < p.units; u += 2 * int(gridDim.x), s += 2) {
+        if (s > 0) cutlass::arch::NamedBarrier::sync(2 * Kernel::kConsumerThreads, Kernel::kOrderBarrier + consumer);
+        wgmma_k_sweep(tiled_mma, tCrA, tCrB, accum, pipeline, read_state, p.k_tiles);
+        if (s + 1 < my_units) {  // the other consumer's next sweep may start
+          cutlass::arch::NamedBarrier::arrive(2 * Kernel::kConsumerThreads, Kernel::kOrderBarrier + 1 - consumer);
+        }
+        warpgroup_wait<0>();
+        warpgroup_fence_operand(accum);
+        read_state.advance(uint32_t(p.k_tiles - 1));
+        pipeline.consumer_release(read_state);  // the last k tile's stage: its WGMMAs have retired
+        read_state.advance(uint32_t(1 + p.k_tiles));  // and past the other consumer's next unit
+        store_unit(u);
+      }
+    }
+  }
+#endif
+}
+
+// Host side: one 8-row TMA descriptor per weight (each stage issues 2 * kCols / 8 of them), one
+// for X; a persistent grid of one CTA per SM (the units are compute-heavy: every SM is used).
+template <class Kernel>
+cudaError_t launch_sm90_swiglu_swapab_pingpong(SwigluParams const& p, int sm_count, cudaStream_t stream) {
+  using namespace cute;
+  using Element = typename Kernel::Element;
+  auto gmem = [](void const* ptr, int rows, int cols, int64_t ld) {
+    return make_tensor(make_gmem_ptr(static_cast<Element const*>(ptr)),
+                       make_layout(make_shape(rows, cols), make_stride(ld, _1{})));
+  };
+  // (x - 1) / t + 1 rounds up without overflowing for x near INT_MAX (x >= 1 is validated).
+  int64_t const col_blocks = (p.i - 1) / Kernel::kCols + 1;
+  int64_t const token_blocks = (p.m - 1) / Kernel::kTokens + 1;
+  if (col_blocks * token_blocks >= (int64_t(1) << 31)) return cudaErrorInvalidValue;
+  typename Kernel::Params params{
+      make_tma_copy(SM90_TMA_LOAD{}, gmem(p.w_gate, p.i, p.k, p.ld_gate), typename Kernel::SmemLayoutGroup{}),
+      make_tma_copy(SM90_TMA_LOAD{}, gmem(p.w_up, p.i, p.k, p.ld_up), typename Kernel::SmemLayoutGroup{}),
+      make_tma_copy(SM90_TMA_LOAD{}, gmem(p.x, p.m, p.k, p.ldx), typename Kernel::SmemLayoutBStage{}),
+      static_cast<Element*>(p.out), p.ld_out, p.m, p.k, p.i,
+      (p.k - 1) / Kernel::kTileK + 1, int(token_blocks), int(col_blocks * token_blocks)};
+
+  auto* kernel = &sm90_swiglu_swapab_pingpong_kernel<Kernel>;
+  cudaError_t err = opt_in_shared_memory_once<Kernel>(kernel, Kernel::kSmemBytes);
+  if (err != cudaSuccess) return err;
+  int64_t const ctas = params.units < sm_count ? params.units : (sm_count > 0 ? sm_count : 1);
+  Sm90Launch launch(dim3(unsigned(ctas), 1, 1), Kernel::kThreads, Kernel::kSmemBytes, stream);
+  return launch.launch(kernel, params);
+}
+
+}  // namespace tileglu::kernels
+
+// One line per shipped (config, dtype) in instantiations/ (sm90_launch.hpp); the trailing
+// arguments are Sm90SwigluSwapABPingpong's after the element type.
+#define TILEGLU_INSTANTIATE_SWAPAB_PINGPONG(name, dtype, Element, ...) \
+  TILEGLU_INSTANTIATE(launch_sm90_swiglu_swapab_pingpong, Sm90SwigluSwapABPingpong, name, dtype, Element, __VA_ARGS__)
