@@ -23,6 +23,13 @@
 
 #include <cstdint>
 
+// The stream-K share below is computed the same way by the kernel and by the CPU tests.
+#if defined(__CUDACC__)
+#define TILEGLU_HOST_DEVICE __host__ __device__
+#else
+#define TILEGLU_HOST_DEVICE
+#endif
+
 namespace tileglu::kernels {
 
 struct DecodePlan {
@@ -121,6 +128,72 @@ inline int64_t swapab_balanced_grid(int64_t units, int64_t resident) {
   const int64_t rounds = (units - 1) / resident + 1;
   return (units - 1) / rounds + 1;
 }
+
+// The cluster stream-K grid of the swap-AB kernel (kStreamK, sm90_swiglu_swapab.hpp): C clusters
+// of S CTAs, each cluster a run of whole units whose k tiles its S CTAs share evenly. A CTA's
+// time is its share of its cluster's run: ceil(units / C) / S units at most. So take the S in
+// 2..kSwapABStreamKMaxSplits (max_clusters[S] of them fit at once, from the driver) with the
+// smallest such share, the smaller S on a tie (fewer cut units, fewer partials to add). At 132
+// SMs with every cluster size fitting whole: 7B (296 units) S = 4, 33 clusters of 9 units, 2.25
+// units per CTA (the balanced grid: 3 units on 99 CTAs); 14B and 32B (216, 432) S = 3; 72B (462)
+// S = 2, 66 clusters of 7 units. Returns splits = 0 when no cluster size fits at all.
+inline constexpr int kSwapABStreamKMaxSplits = 4;
+
+struct SwapABStreamKPlan {
+  int splits = 0;    // S: CTAs per cluster
+  int clusters = 0;  // C: the grid is C x S CTAs
+};
+
+// max_clusters[s] for s in 2..kSwapABStreamKMaxSplits (entries 0 and 1 unused; <= 0: does not fit).
+inline SwapABStreamKPlan swapab_stream_k_plan(int64_t units, const int* max_clusters) {
+  SwapABStreamKPlan best;
+  int64_t best_num = 0, best_den = 1;  // the best share, best_num / best_den units per CTA
+  for (int s = 2; s <= kSwapABStreamKMaxSplits; ++s) {
+    const int64_t c = max_clusters[s];
+    if (c <= 0) continue;
+    const int64_t clusters = units < c ? (units > 0 ? units : 1) : c;  // no cluster without a unit
+    const int64_t per_cluster = (units - 1) / clusters + 1;
+    // per_cluster / s < best_num / best_den, in integers
+    if (best.splits == 0 || per_cluster * best_den < best_num * s) {
+      best.splits = s;
+      best.clusters = int(clusters);
+      best_num = per_cluster;
+      best_den = s;
+    }
+  }
+  return best;
+}
+
+// One segment of a stream-K CTA's share: k tiles [k_begin, k_end) of unit `unit`.
+struct SwapABSegment {
+  int unit, k_begin, k_end;
+};
+
+// The stream-K share of CTA `rank` of cluster `cluster`: its k-tile range [begin, end) in the
+// cluster's unit-major, k-minor run of units, and the run's first unit. A segment (a unit's k
+// tiles within the share) that starts past k tile 0 can only be the share's first; one that
+// starts at 0 and ends before the unit does can only be its last (tests/cpu/test_decode_plan.cpp).
+struct SwapABStreamKShare {
+  int first_unit;     // the cluster's first unit
+  int64_t run_tiles;  // k tiles in the cluster's run: units x k_tiles
+  int64_t begin, end; // this CTA's range within the run
+
+  TILEGLU_HOST_DEVICE SwapABStreamKShare(int units, int clusters, int splits, int k_tiles, int cluster, int rank) {
+    first_unit = int(int64_t(units) * cluster / clusters);
+    int const run_units = int(int64_t(units) * (cluster + 1) / clusters) - first_unit;
+    run_tiles = int64_t(run_units) * k_tiles;
+    begin = range_begin(rank, splits);
+    end = range_begin(rank + 1, splits);
+  }
+  TILEGLU_HOST_DEVICE int64_t range_begin(int r, int splits) const { return run_tiles * r / splits; }
+  // The segment starting at run position `pos` (begin <= pos < end).
+  TILEGLU_HOST_DEVICE SwapABSegment segment_at(int64_t pos, int k_tiles) const {
+    int const local_unit = int(pos / k_tiles);
+    int const k_begin = int(pos - int64_t(local_unit) * k_tiles);
+    int64_t const k_end = k_begin + (end - pos);
+    return SwapABSegment{first_unit + local_unit, k_begin, int(k_end < k_tiles ? k_end : k_tiles)};
+  }
+};
 
 // TILEGLU_SWAPAB_SPLITS: a fixed split in place of the rule above, for measuring the rule (the
 // tuner times one split per shape; this times the others). Returns the split for "1".."8", 0 for

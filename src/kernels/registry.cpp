@@ -57,6 +57,9 @@ TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n16_s11_bal)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n16_s6_bal)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n32_s10_bal)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n64_s9_bal)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n8_s12_sk)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n16_s11_sk)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n32_s9_sk)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_pp_c96_n128_s5)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_pp_c96_n112_s5)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_pp_c64_n176_s5)
@@ -237,6 +240,14 @@ const KernelEntry kRegistry[] = {
      kernels::launch_k2_swapab_n32_s10_bal_bf16, kernels::launch_k2_swapab_n32_s10_bal_fp16},
     {{"k2_swapab_n64_s9_bal", 2, 64, 64, 64, 9, 1, 1, 0, 1, false, false, 64},
      kernels::launch_k2_swapab_n64_s9_bal_bf16, kernels::launch_k2_swapab_n64_s9_bal_fp16},
+    // Swap-AB on the cluster stream-K grid (kSwapABStreamK): clusters of 2-4 CTAs, each a run
+    // of whole units whose k tiles its CTAs share evenly, so every SM streams the same bytes.
+    {{"k2_swapab_n8_s12_sk", 2, 8, 64, 64, 12, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_swapab_n8_s12_sk_bf16, kernels::launch_k2_swapab_n8_s12_sk_fp16},
+    {{"k2_swapab_n16_s11_sk", 2, 16, 64, 64, 11, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_swapab_n16_s11_sk_bf16, kernels::launch_k2_swapab_n16_s11_sk_fp16},
+    {{"k2_swapab_n32_s9_sk", 2, 32, 64, 64, 9, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_swapab_n32_s9_sk_bf16, kernels::launch_k2_swapab_n32_s9_sk_fp16},
     // Swap-AB Pingpong (sm90_swiglu_swapab_pingpong.hpp): tile_n output columns (2 * tile_n
     // weight rows, gate and up interleaved by 8) on the WGMMA's M side, tile_m tokens on its N
     // side, two consumer warpgroups: cuBLAS's nvjet shapes (192 x 128 at 7B M = 256, 1 x 176 at

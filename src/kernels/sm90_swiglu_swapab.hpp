@@ -45,6 +45,22 @@
 // the best one-CTA-per-unit config): 2-5 % faster at 0.5B-14B, even at 32B, 1.5-2 % slower at 72B
 // (116 CTAs of 4 units hold fewer bytes in flight than 132 of one); the tuner picks per shape.
 //
+// Cluster stream-K (kGrid == kSwapABStreamK, the `_sk` configs): the balanced grid leaves SMs
+// idle (7B: 99 of 132) because units are whole; stream-K gives every CTA the same number of k
+// tiles instead. The grid is C clusters of S CTAs (C = the clusters of S that fit at once, S in
+// 2-4 chosen per shape by decode_plan.h swapab_stream_k_plan): cluster c takes a contiguous run
+// of whole units (U c / C .. U (c + 1) / C), laid out unit-major, k-minor, and its S CTAs split
+// that run's k tiles evenly, so a unit is cut where a CTA's share ends. A cut unit's first CTA
+// (the one holding its k tile 0, as its last segment) owns it: the others hold it as their
+// first segment, write their fp32 partial to their own shared memory and arrive on the cluster
+// barrier (release); the owner waits on it (acquire) at its end, adds the partials in rank
+// order through DSMEM and does the SwiGLU and stores. Every CTA arrives right after its first
+// segment, so the owner's wait is over long before it gets there; a second cluster barrier at
+// the end keeps a CTA's shared memory alive until its owner has read it. Deterministic, no
+// workspace, no atomics, no cross-cluster dependency (whole units per cluster). 7B M = 1: C = 33
+// clusters of 4 (if 33 fit) take 9 of the 296 units each, every CTA 2.25 units of k tiles on all
+// 132 SMs, against the balanced grid's 3 units on 99.
+//
 // Measured (H200, bench/NOTES.md session 4): qwen2.5-0.5b M = 1 7.9 us under ncu (cuBLAS 7.7),
 // 9.4-10.0 us by graph replay at M <= 16, 0.83-0.88x cuBLAS GEMM + silu; 14B-72B at M <= 16 3.9-4.2
 // TB/s; deep rings at one CTA per SM win the smallest and largest models, two CTAs of 5-6 stages
@@ -71,10 +87,18 @@
 
 namespace tileglu::kernels {
 
-template <class Element_, int kTokens_, int kStages_, bool kPersistent_ = false>
+// How the swap-AB kernel lays its units over the GPU (header comment of Sm90SwigluSwapAB's file).
+inline constexpr int kSwapABPerUnit = 0;   // one cluster of `splits` CTAs per unit, in waves
+inline constexpr int kSwapABBalanced = 1;  // balanced persistent grid: whole units per CTA
+inline constexpr int kSwapABStreamK = 2;   // cluster stream-K: equal k tiles per CTA
+
+template <class Element_, int kTokens_, int kStages_, int kGrid_ = kSwapABPerUnit>
 struct Sm90SwigluSwapAB {
   using Element = Element_;
-  static constexpr bool kPersistent = kPersistent_;  // balanced persistent grid (header comment)
+  static constexpr int kGrid = kGrid_;
+  static_assert(kGrid == kSwapABPerUnit || kGrid == kSwapABBalanced || kGrid == kSwapABStreamK, "grid mode");
+  static constexpr bool kPersistent = kGrid == kSwapABBalanced;  // balanced persistent grid
+  static constexpr bool kStreamK = kGrid == kSwapABStreamK;      // cluster stream-K
   static constexpr int kTileCols = 64;             // output columns per tile
   static constexpr int kTileRows = 2 * kTileCols;  // weight rows per tile: 64 gate, then 64 up
   static constexpr int kTokens = kTokens_;         // tokens per CTA: the WGMMA's N
@@ -138,6 +162,9 @@ struct Sm90SwigluSwapAB {
       // [v / 4][t][v % 4], so a warp's float4 accesses are contiguous.
       alignas(16) float partial[kAccumValues * kConsumerThreads];
     };
+    // Stream-K: this CTA's partial of the unit it holds as its first segment, read by the unit's
+    // owner through DSMEM while this CTA's ring keeps streaming (so it cannot alias the ring).
+    alignas(16) float stream_partial[kStreamK ? kAccumValues * kConsumerThreads : 4];
     typename Pipeline::SharedStorage pipeline;
   };
   static constexpr int kSmemBytes = int(sizeof(SharedStorage)) + 1024;  // + 1024: alignment slack
@@ -157,9 +184,10 @@ struct Sm90SwigluSwapAB {
     int64_t ld_out;
     int m, k, i;
     int k_tiles;  // ceil(K / 64)
-    int splits;   // CTAs per cluster sharing one tile's K (1-8); 1 when kPersistent
+    int splits;   // CTAs per cluster sharing one tile's K (1-8); 1 when kPersistent; S when kStreamK
     int tiles;    // 64-column tiles: unit u is tile u % tiles of token block u / tiles
     int units;    // tiles x token blocks
+    int clusters; // kStreamK: C clusters of `splits` CTAs (the grid), each a run of whole units
   };
 };
 
@@ -255,6 +283,94 @@ CUTLASS_DEVICE void swapab_store_unit(Accum const& accum, typename Kernel::Param
   }
 }
 
+// The stream-K schedule's producer and consumer (kStreamK; header comment).
+template <class Kernel, class TiledMma, class Accum, class Fragments>
+CUTLASS_DEVICE void sm90_swapab_stream_k_body(typename Kernel::Params const& p, typename Kernel::Pipeline& pipeline,
+                                              typename Kernel::SharedStorage& smem, TiledMma& tiled_mma,
+                                              Accum& accum, Fragments const& consumer_fragments,
+                                              bool is_producer, int wg_thread_idx) {
+  using namespace cute;
+  using PipelineState = typename Kernel::PipelineState;
+  int const splits = p.splits;
+  int const rank = int(cute::block_rank_in_cluster());
+  int const cluster = int(blockIdx.x) / splits;
+  SwapABStreamKShare const share(p.units, p.clusters, splits, p.k_tiles, cluster, rank);
+
+  if (is_producer) {
+    cute::cluster_arrive_relaxed();  // phase 1: the producer publishes nothing
+    if (cutlass::canonical_warp_idx_sync() == 0 && cute::elect_one_sync()) {
+      PipelineState write_state{0, 1, 0};
+      for (int64_t pos = share.begin; pos < share.end;) {
+        SwapABSegment const seg = share.segment_at(pos, p.k_tiles);
+        swapab_load_unit<Kernel>(p, pipeline, write_state, smem, seg.unit % p.tiles, seg.unit / p.tiles,
+                                 seg.k_begin, seg.k_end - seg.k_begin);
+        pos += seg.k_end - seg.k_begin;
+      }
+    }
+    __syncwarp();
+    cute::cluster_wait();
+  } else {
+    auto fragments = consumer_fragments();
+    auto& tCrA = get<0>(fragments);
+    auto& tCrB = get<1>(fragments);
+    PipelineState read_state{};
+    // A CTA whose first segment is a cut unit's tail arrives once its partial is written; the
+    // others arrive now. Every consumer arrives exactly once before any waits.
+    bool const first_is_contribution =
+        share.begin < share.end && share.segment_at(share.begin, p.k_tiles).k_begin > 0;
+    if (!first_is_contribution) cute::cluster_arrive_relaxed();
+    bool waited = false;
+    for (int64_t pos = share.begin; pos < share.end;) {
+      SwapABSegment const seg = share.segment_at(pos, p.k_tiles);
+      int const count = seg.k_end - seg.k_begin;
+      wgmma_k_sweep(tiled_mma, tCrA, tCrB, accum, pipeline, read_state, count);
+      warpgroup_wait<0>();
+      warpgroup_fence_operand(accum);
+      read_state.advance(uint32_t(count - 1));
+      pipeline.consumer_release(read_state);  // the segment's last stage: its WGMMAs have retired
+      ++read_state;
+      if (seg.k_begin > 0) {
+        // A cut unit's tail (this CTA's first segment): the partial goes to the owner.
+        float4* const partial = reinterpret_cast<float4*>(smem.stream_partial);
+        CUTLASS_PRAGMA_UNROLL
+        for (int v = 0; v < Kernel::kAccumValues; v += 4) {
+          partial[(v / 4) * Kernel::kConsumerThreads + wg_thread_idx] =
+              make_float4(accum(v), accum(v + 1), accum(v + 2), accum(v + 3));
+        }
+        cute::cluster_arrive();  // release: the partial is visible to the owner's acquire
+      } else {
+        if (seg.k_end < p.k_tiles) {
+          // A cut unit's head (this CTA's last segment): add the partials of the CTAs that hold
+          // the rest of it, in rank order; each holds it as its first segment.
+          cute::cluster_wait();
+          waited = true;
+          int64_t const unit_last = int64_t(seg.unit - share.first_unit + 1) * p.k_tiles - 1;
+          uint32_t const local = cute::cast_smem_ptr_to_uint(smem.stream_partial);
+          for (int peer = rank + 1; peer < splits && share.range_begin(peer, splits) <= unit_last; ++peer) {
+            if (share.range_begin(peer, splits) == share.range_begin(peer + 1, splits)) continue;  // empty share
+            CUTLASS_PRAGMA_UNROLL
+            for (int v = 0; v < Kernel::kAccumValues; v += 4) {
+              uint32_t const offset =
+                  uint32_t(((v / 4) * Kernel::kConsumerThreads + wg_thread_idx) * sizeof(float4));
+              float4 const q = load_shared_cluster_v4(map_shared_to_rank(local + offset, uint32_t(peer)));
+              accum(v) += q.x;
+              accum(v + 1) += q.y;
+              accum(v + 2) += q.z;
+              accum(v + 3) += q.w;
+            }
+          }
+        }
+        swapab_store_unit<Kernel>(accum, p, seg.unit % p.tiles, seg.unit / p.tiles, 1, 0, 0u, wg_thread_idx);
+      }
+      pos += count;
+    }
+    if (!waited) cute::cluster_wait();
+  }
+  // Phase 2: no CTA exits (freeing the partial its owner reads) before every CTA is done.
+  cute::cluster_arrive_relaxed();
+  cute::cluster_wait();
+}
+
 template <class Kernel>
 __global__ void __launch_bounds__(Kernel::kThreads, Kernel::kMinCtasPerSm)
 sm90_swiglu_swapab_kernel(__grid_constant__ typename Kernel::Params const p) {
@@ -294,7 +410,10 @@ sm90_swiglu_swapab_kernel(__grid_constant__ typename Kernel::Params const p) {
                             thread_mma.make_fragment_B(thread_mma.partition_B(sB)));  // (MMA, 1, MMA_K, PIPE)
   };
 
-  if constexpr (Kernel::kPersistent) {
+  if constexpr (Kernel::kStreamK) {
+    sm90_swapab_stream_k_body<Kernel>(p, pipeline, smem, tiled_mma, accum, consumer_fragments, is_producer,
+                                      wg_thread_idx);
+  } else if constexpr (Kernel::kPersistent) {
     // Units blockIdx.x, blockIdx.x + gridDim.x, ...: the producer runs ahead over unit borders
     // (the ring does not drain between units), the consumer stores a unit while the next one's
     // stages land.
@@ -375,6 +494,26 @@ sm90_swiglu_swapab_kernel(__grid_constant__ typename Kernel::Params const p) {
 #endif
 }
 
+// How many clusters of `splits` CTAs of `kernel` fit on this device at once (0 if none or the
+// query fails), asked once per device and cluster size.
+template <class Kernel, class KernelFn>
+int swapab_max_active_clusters(KernelFn* kernel, int splits, cudaStream_t stream) {
+  auto query = [&] {
+    Sm90Launch launch(dim3(unsigned(splits), 1, 1), Kernel::kThreads, Kernel::kSmemBytes, stream, unsigned(splits));
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, launch.get()) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return 0;
+    }
+    return clusters;
+  };
+  switch (splits) {  // one cache per cluster size (once_per_device caches per lambda type)
+    case 2: return once_per_device([&] { return query(); });
+    case 3: return once_per_device([&] { return query(); });
+    default: return once_per_device([&] { return query(); });
+  }
+}
+
 // Host side: TMA descriptors for the user's pointers; one cluster of `splits` CTAs per (64-column
 // tile, token block), the split of K chosen for this device's SM count, or (kPersistent) the
 // balanced persistent grid of the header comment.
@@ -397,13 +536,40 @@ cudaError_t launch_sm90_swiglu_swapab(SwigluParams const& p, int sm_count, cudaS
       make_tma_copy(SM90_TMA_LOAD{}, gmem(p.w_up, p.i, p.k, p.ld_up), typename Kernel::SmemLayoutAHalf{}),
       make_tma_copy(SM90_TMA_LOAD{}, gmem(p.x, p.m, p.k, p.ldx), typename Kernel::SmemLayoutBStage{}),
       static_cast<Element*>(p.out), p.ld_out, p.m, p.k, p.i,
-      (p.k - 1) / Kernel::kTileK + 1, 1, int(tiles), int(tiles * token_blocks)};
+      (p.k - 1) / Kernel::kTileK + 1, 1, int(tiles), int(tiles * token_blocks), 1};
 
   auto* kernel = &sm90_swiglu_swapab_kernel<Kernel>;
   cudaError_t err = opt_in_shared_memory_once<Kernel>(kernel, Kernel::kSmemBytes);
   if (err != cudaSuccess) return err;
 
-  if constexpr (Kernel::kPersistent) {
+  if constexpr (Kernel::kStreamK) {
+    // The clusters of S CTAs that fit on the GPU at once, asked once per device for each S.
+    int max_clusters[kSwapABStreamKMaxSplits + 1] = {};
+    for (int s = 2; s <= kSwapABStreamKMaxSplits; ++s) {
+      max_clusters[s] = swapab_max_active_clusters<Kernel>(kernel, s, stream);
+    }
+    SwapABStreamKPlan plan = swapab_stream_k_plan(params.units, max_clusters);
+    int const forced_splits = parse_swapab_splits(std::getenv("TILEGLU_SWAPAB_SPLITS"));
+    if (forced_splits >= 2 && forced_splits <= kSwapABStreamKMaxSplits && max_clusters[forced_splits] > 0) {
+      plan.splits = forced_splits;
+      plan.clusters = int(params.units < max_clusters[forced_splits] ? params.units : max_clusters[forced_splits]);
+    }
+    if (plan.splits < 2) return cudaErrorLaunchOutOfResources;  // no cluster of 2 fits: nothing to run on
+    static int logged_units = -1;  // the plan under TILEGLU_LOG_DISPATCH, when the unit count changes
+    if (logged_units != params.units && std::getenv("TILEGLU_LOG_DISPATCH") != nullptr) {
+      logged_units = params.units;
+      std::fprintf(stderr,
+                   "tileglu: swap-AB stream-K: %d units of %d k tiles on %d clusters of %d CTAs "
+                   "(clusters that fit: %d of 2, %d of 3, %d of 4)\n",
+                   params.units, params.k_tiles, plan.clusters, plan.splits, max_clusters[2], max_clusters[3],
+                   max_clusters[4]);
+    }
+    params.splits = plan.splits;
+    params.clusters = plan.clusters;
+    Sm90Launch launch(dim3(unsigned(plan.clusters * plan.splits), 1, 1), Kernel::kThreads, Kernel::kSmemBytes,
+                      stream, unsigned(plan.splits));
+    return launch.launch(kernel, params);
+  } else if constexpr (Kernel::kPersistent) {
     // CTAs that fit on an SM at once (by the shared memory and registers), asked once per device.
     int const per_sm = once_per_device([&] {
       int blocks = 0;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "dispatch/sm90_heuristics.h"
 #include "kernels/decode_plan.h"
@@ -178,7 +179,7 @@ TEST(DecodeConfigs, ValidOnlyUpToMaxM) {
       }
     }
   }
-  EXPECT_EQ(decode, 19);  // 5 mma.sync decode configs, 9 swap-AB WGMMA configs, 5 balanced ones
+  EXPECT_EQ(decode, 22);  // 5 mma.sync decode configs, 9 swap-AB WGMMA configs, 5 balanced, 3 stream-K
 }
 
 // The balanced persistent grid of the `_bal` swap-AB configs (decode_plan.h): every CTA gets the
@@ -199,6 +200,84 @@ TEST(SwapABBalancedGrid, EqualRoundsAndResidentCtas) {
       EXPECT_LE(grid, std::max<int64_t>(resident, 1)) << units << " " << resident;
       EXPECT_EQ(rounds, (units + resident - 1) / resident) << units << " " << resident;  // no extra round
       EXPECT_GE(units, grid * (rounds - 1)) << units << " " << resident;  // the others get rounds - 1 or more
+    }
+  }
+}
+
+// The stream-K grid's cluster size (decode_plan.h): the smallest share per CTA, the smaller
+// cluster on a tie, at most one cluster per unit, none where no cluster fits.
+TEST(SwapABStreamKPlan, QwenShapesWhenEveryClusterSizeFillsTheGpu) {
+  const int fits[kSwapABStreamKMaxSplits + 1] = {0, 0, 66, 44, 33};  // 132 SMs in whole clusters
+  struct Expect {
+    int64_t units;
+    int splits, clusters;
+  };
+  for (const Expect e : {Expect{296, 4, 33},    // 7B: 9 units per cluster, 2.25 per CTA
+                         Expect{216, 3, 44},    // 14B: 5 per cluster, 1.67 per CTA
+                         Expect{432, 3, 44},    // 32B: 10 per cluster, 3.33 per CTA
+                         Expect{462, 2, 66},    // 72B: 7 per cluster (S = 4 ties at 3.5)
+                         Expect{76, 3, 44},     // 0.5B: 2 per cluster, 0.67 per CTA
+                         Expect{10, 4, 10}}) {  // fewer units than clusters: one each, cut in 4
+    const SwapABStreamKPlan plan = swapab_stream_k_plan(e.units, fits);
+    EXPECT_EQ(plan.splits, e.splits) << e.units;
+    EXPECT_EQ(plan.clusters, e.clusters) << e.units;
+  }
+  const int only_pairs[kSwapABStreamKMaxSplits + 1] = {0, 0, 60, 0, 0};
+  EXPECT_EQ(swapab_stream_k_plan(296, only_pairs).splits, 2);
+  EXPECT_EQ(swapab_stream_k_plan(296, only_pairs).clusters, 60);
+  const int none[kSwapABStreamKMaxSplits + 1] = {};
+  EXPECT_EQ(swapab_stream_k_plan(296, none).splits, 0);
+}
+
+// The stream-K shares cover every k tile of every unit exactly once; a segment cut at its start
+// is its CTA's first, one cut at its end its CTA's last, and a cut unit's owner (k tile 0) is
+// followed in rank order by exactly the CTAs that hold the rest of it: what the kernel's
+// partial exchange and its two cluster-barrier phases rely on.
+TEST(SwapABStreamKShare, CoversEveryKTileOnceAndOrdersOwners) {
+  for (int units : {1, 3, 10, 76, 296, 462}) {
+    for (int k_tiles : {1, 2, 14, 56, 128}) {
+      for (int splits : {2, 3, 4}) {
+        for (int clusters : {1, 5, 33, 66}) {
+          if (clusters > units) continue;
+          std::vector<int> covered(size_t(units) * k_tiles, 0);
+          for (int c = 0; c < clusters; ++c) {
+            // For each unit of the cluster: the ranks holding part of it, in order.
+            std::vector<std::vector<int>> holders(static_cast<size_t>(units));
+            for (int r = 0; r < splits; ++r) {
+              const SwapABStreamKShare share(units, clusters, splits, k_tiles, c, r);
+              int segment = 0;
+              for (int64_t pos = share.begin; pos < share.end; ++segment) {
+                const SwapABSegment seg = share.segment_at(pos, k_tiles);
+                ASSERT_LT(seg.k_begin, seg.k_end);
+                ASSERT_LE(seg.k_end, k_tiles);
+                if (seg.k_begin > 0) {
+                  EXPECT_EQ(segment, 0) << units << " " << k_tiles << " " << splits;
+                }
+                if (seg.k_begin == 0 && seg.k_end < k_tiles) {
+                  EXPECT_EQ(pos + (seg.k_end - seg.k_begin), share.end);
+                }
+                for (int kt = seg.k_begin; kt < seg.k_end; ++kt) ++covered[size_t(seg.unit) * k_tiles + kt];
+                holders[size_t(seg.unit)].push_back(r);
+                pos += seg.k_end - seg.k_begin;
+              }
+            }
+            // The owner's walk in the kernel: peers after it while their share starts in the unit.
+            for (int u = 0; u < units; ++u) {
+              if (holders[size_t(u)].size() < 2) continue;
+              const int owner = holders[size_t(u)][0];
+              const SwapABStreamKShare share(units, clusters, splits, k_tiles, c, owner);
+              const int64_t unit_last = int64_t(u - share.first_unit + 1) * k_tiles - 1;
+              std::vector<int> peers = {owner};
+              for (int peer = owner + 1; peer < splits && share.range_begin(peer, splits) <= unit_last; ++peer) {
+                if (share.range_begin(peer, splits) == share.range_begin(peer + 1, splits)) continue;
+                peers.push_back(peer);
+              }
+              EXPECT_EQ(peers, holders[size_t(u)]) << units << " " << k_tiles << " " << splits << " " << u;
+            }
+          }
+          for (int v : covered) ASSERT_EQ(v, 1) << units << " " << k_tiles << " " << splits << " " << clusters;
+        }
+      }
     }
   }
 }

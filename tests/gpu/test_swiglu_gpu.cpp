@@ -196,50 +196,58 @@ TEST_P(SwigluGpu, MatchesReference) {
     // more k tiles (18) than stages: the case the consumers' ordering barrier exists for.
     shapes.push_back(Shape{1100, 1096, 4104});
   }
-  for (const Shape& s : shapes) {
-    if (max_m > 0 && s.m > max_m) continue;  // the config is not valid there
-    for (bool exact : {true, false}) {
-      const Case c(format, s, exact, seed++);
-      for (bool stacked : {true, false}) {
-        SCOPED_TRACE(config + " m=" + std::to_string(s.m) + " k=" + std::to_string(s.k) +
-                     " i=" + std::to_string(s.i) + (exact ? " exact" : " random") +
-                     (stacked ? " stacked" : " separate"));
-        // The forced config is the one that runs.
-        tileglu_swiglu_problem_t p{};
-        p.dtype = format == Format::kBF16 ? TILEGLU_DTYPE_BF16 : TILEGLU_DTYPE_FP16;
-        p.m = s.m;
-        p.k = s.k;
-        p.i = s.i;
-        p.x = reinterpret_cast<void*>(0x100000);
-        p.ldx = c.ldx;
-        p.w_gate = reinterpret_cast<void*>(0x10000000);
-        p.ld_gate = p.ld_up = c.ldw;
-        p.w_up = reinterpret_cast<void*>(0x20000000);
-        p.out = reinterpret_cast<void*>(0x40000000);
-        p.ld_out = c.ld_out;
-        tileglu_config_t cfg;
-        ASSERT_EQ(tileglu_query_config(&p, &cfg), TILEGLU_SUCCESS) << tileglu_last_error_message();
-        ASSERT_EQ(config, cfg.name);
-        EXPECT_EQ(cfg.promote_k_tiles, promote_k_tiles_in_name(config));
-        EXPECT_EQ(cfg.kernel, config.compare(0, 3, "k1_") == 0 ? 1 : 2);
+  // The stream-K configs run every cluster size (TILEGLU_SWAPAB_SPLITS) besides their own choice.
+  const bool stream_k = config.size() > 3 && config.compare(config.size() - 3, 3, "_sk") == 0;
+  const std::vector<std::string> split_settings =
+      stream_k ? std::vector<std::string>{"", "2", "3", "4"} : std::vector<std::string>{""};
+  for (const std::string& splits : split_settings) {
+    setenv("TILEGLU_SWAPAB_SPLITS", splits.c_str(), 1);
+    for (const Shape& s : shapes) {
+      if (max_m > 0 && s.m > max_m) continue;  // the config is not valid there
+      for (bool exact : {true, false}) {
+        const Case c(format, s, exact, seed++);
+        for (bool stacked : {true, false}) {
+          SCOPED_TRACE(config + " m=" + std::to_string(s.m) + " k=" + std::to_string(s.k) +
+                       " i=" + std::to_string(s.i) + (exact ? " exact" : " random") +
+                       (stacked ? " stacked" : " separate") + (splits.empty() ? "" : " splits=" + splits));
+          // The forced config is the one that runs.
+          tileglu_swiglu_problem_t p{};
+          p.dtype = format == Format::kBF16 ? TILEGLU_DTYPE_BF16 : TILEGLU_DTYPE_FP16;
+          p.m = s.m;
+          p.k = s.k;
+          p.i = s.i;
+          p.x = reinterpret_cast<void*>(0x100000);
+          p.ldx = c.ldx;
+          p.w_gate = reinterpret_cast<void*>(0x10000000);
+          p.ld_gate = p.ld_up = c.ldw;
+          p.w_up = reinterpret_cast<void*>(0x20000000);
+          p.out = reinterpret_cast<void*>(0x40000000);
+          p.ld_out = c.ld_out;
+          tileglu_config_t cfg;
+          ASSERT_EQ(tileglu_query_config(&p, &cfg), TILEGLU_SUCCESS) << tileglu_last_error_message();
+          ASSERT_EQ(config, cfg.name);
+          EXPECT_EQ(cfg.promote_k_tiles, promote_k_tiles_in_name(config));
+          EXPECT_EQ(cfg.kernel, config.compare(0, 3, "k1_") == 0 ? 1 : 2);
 
-        int64_t mismatches = -1;
-        run_case(c, stacked, &mismatches);
-        const int64_t total = s.m * s.i;
-        if (exact) {
-          EXPECT_EQ(mismatches, 0) << "of " << total;
-        } else {
-          // Rounding-level differences only: > 1 ulp on at most 0.1 % of bf16 outputs. fp16 has 3
-          // more mantissa bits, so the tensor cores' fp32 accumulation over a whole long K shows
-          // there more often: 0.12-0.15 % at K = 2056-4104 for the swap-AB kernels unsplit (H200,
-          // session 5), as for cuBLAS's fp32 path on the benchmark's fp16 rows; 0.5 % for fp16.
-          const int64_t per_mille = format == Format::kBF16 ? 1 : 5;
-          EXPECT_LE(mismatches * 1000, per_mille * total)
-              << mismatches << " of " << total << " > " << per_mille * 0.1 << " %";
+          int64_t mismatches = -1;
+          run_case(c, stacked, &mismatches);
+          const int64_t total = s.m * s.i;
+          if (exact) {
+            EXPECT_EQ(mismatches, 0) << "of " << total;
+          } else {
+            // Rounding-level differences only: > 1 ulp on at most 0.1 % of bf16 outputs. fp16 has 3
+            // more mantissa bits, so the tensor cores' fp32 accumulation over a whole long K shows
+            // there more often: 0.12-0.15 % at K = 2056-4104 for the swap-AB kernels unsplit (H200,
+            // session 5), as for cuBLAS's fp32 path on the benchmark's fp16 rows; 0.5 % for fp16.
+            const int64_t per_mille = format == Format::kBF16 ? 1 : 5;
+            EXPECT_LE(mismatches * 1000, per_mille * total)
+                << mismatches << " of " << total << " > " << per_mille * 0.1 << " %";
+          }
         }
       }
     }
   }
+  unsetenv("TILEGLU_SWAPAB_SPLITS");
   unsetenv("TILEGLU_FORCE_CONFIG");
 }
 
@@ -285,6 +293,9 @@ INSTANTIATE_TEST_SUITE_P(
                                      "k2_swapab_n8_s12_bal", "k2_swapab_n16_s11_bal",
                                      "k2_swapab_n16_s6_bal", "k2_swapab_n32_s10_bal",
                                      "k2_swapab_n64_s9_bal",
+                                     // The same on the cluster stream-K grid.
+                                     "k2_swapab_n8_s12_sk", "k2_swapab_n16_s11_sk",
+                                     "k2_swapab_n32_s9_sk",
                                      // Swap-AB Pingpong: interleaved gate/up rows, tokens on N.
                                      "k2_swapab_pp_c96_n128_s5", "k2_swapab_pp_c96_n112_s5",
                                      "k2_swapab_pp_c64_n176_s5",

@@ -2,4 +2,4 @@
 // 64 output columns (128 weight rows) per unit, 11 TMA stages, one CTA per SM, the deepest ring that fits, bf16.
 #include "../sm90_swiglu_swapab.hpp"
 
-TILEGLU_INSTANTIATE_SWAPAB(k2_swapab_n16_s11_bal, bf16, cutlass::bfloat16_t, 16, 11, true)
+TILEGLU_INSTANTIATE_SWAPAB(k2_swapab_n16_s11_bal, bf16, cutlass::bfloat16_t, 16, 11, kSwapABBalanced)

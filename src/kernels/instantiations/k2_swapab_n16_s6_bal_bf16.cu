@@ -2,4 +2,4 @@
 // 64 output columns (128 weight rows) per unit, 6 TMA stages, two CTAs per SM, bf16.
 #include "../sm90_swiglu_swapab.hpp"
 
-TILEGLU_INSTANTIATE_SWAPAB(k2_swapab_n16_s6_bal, bf16, cutlass::bfloat16_t, 16, 6, true)
+TILEGLU_INSTANTIATE_SWAPAB(k2_swapab_n16_s6_bal, bf16, cutlass::bfloat16_t, 16, 6, kSwapABBalanced)

@@ -2,4 +2,4 @@
 // 64 output columns (128 weight rows) per unit, 6 TMA stages, two CTAs per SM, fp16.
 #include "../sm90_swiglu_swapab.hpp"
 
-TILEGLU_INSTANTIATE_SWAPAB(k2_swapab_n16_s6_bal, fp16, cutlass::half_t, 16, 6, true)
+TILEGLU_INSTANTIATE_SWAPAB(k2_swapab_n16_s6_bal, fp16, cutlass::half_t, 16, 6, kSwapABBalanced)

@@ -2,4 +2,4 @@
 // 64 output columns (128 weight rows) per unit, 12 TMA stages, one CTA per SM, the deepest ring that fits, fp16.
 #include "../sm90_swiglu_swapab.hpp"
 
-TILEGLU_INSTANTIATE_SWAPAB(k2_swapab_n8_s12_bal, fp16, cutlass::half_t, 8, 12, true)
+TILEGLU_INSTANTIATE_SWAPAB(k2_swapab_n8_s12_bal, fp16, cutlass::half_t, 8, 12, kSwapABBalanced)
