@@ -60,9 +60,6 @@ TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n64_s9_bal)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n8_s12_sk)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n16_s11_sk)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n32_s9_sk)
-TILEGLU_DECLARE_LAUNCHERS(k2_swapab_c32_n8_s24_sk)
-TILEGLU_DECLARE_LAUNCHERS(k2_swapab_c32_n16_s21_sk)
-TILEGLU_DECLARE_LAUNCHERS(k2_swapab_c32_n32_s17_sk)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_pp_c96_n128_s5)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_pp_c96_n112_s5)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_pp_c64_n176_s5)
@@ -251,14 +248,6 @@ const KernelEntry kRegistry[] = {
      kernels::launch_k2_swapab_n16_s11_sk_bf16, kernels::launch_k2_swapab_n16_s11_sk_fp16},
     {{"k2_swapab_n32_s9_sk", 2, 32, 64, 64, 9, 1, 1, 0, 1, false, false, 64},
      kernels::launch_k2_swapab_n32_s9_sk_bf16, kernels::launch_k2_swapab_n32_s9_sk_fp16},
-    // The same with narrow units (32 columns, gate and up interleaved by 8 rows): twice the units,
-    // so the clusters' whole-unit runs balance (7B: 592 units on 66 pairs, 4.48 per CTA of 4.5).
-    {{"k2_swapab_c32_n8_s24_sk", 2, 8, 32, 64, 24, 1, 1, 0, 1, false, false, 64},
-     kernels::launch_k2_swapab_c32_n8_s24_sk_bf16, kernels::launch_k2_swapab_c32_n8_s24_sk_fp16},
-    {{"k2_swapab_c32_n16_s21_sk", 2, 16, 32, 64, 21, 1, 1, 0, 1, false, false, 64},
-     kernels::launch_k2_swapab_c32_n16_s21_sk_bf16, kernels::launch_k2_swapab_c32_n16_s21_sk_fp16},
-    {{"k2_swapab_c32_n32_s17_sk", 2, 32, 32, 64, 17, 1, 1, 0, 1, false, false, 64},
-     kernels::launch_k2_swapab_c32_n32_s17_sk_bf16, kernels::launch_k2_swapab_c32_n32_s17_sk_fp16},
     // Swap-AB Pingpong (sm90_swiglu_swapab_pingpong.hpp): tile_n output columns (2 * tile_n
     // weight rows, gate and up interleaved by 8) on the WGMMA's M side, tile_m tokens on its N
     // side, two consumer warpgroups: cuBLAS's nvjet shapes (192 x 128 at 7B M = 256, 1 x 176 at

@@ -62,9 +62,8 @@
 // pairs 66 times, so most shapes run pairs, and whole units per pair balance no better than the
 // balanced grid at 7B (296 units on 66 pairs: 2.5 per CTA against an even 2.24; 69.1-69.5 us
 // either way); 1-2 % faster than the balanced grid at 32B and 72B, 11-25 % slower at 0.5B-1.5B.
-// Narrow units (kUnitCols = 32: 64 weight rows, gate and up interleaved by 8 rows in one m64
-// atom) halve the cluster's granularity: 7B's 592 narrow units on 66 pairs give 4.5 per CTA
-// against an even 4.48.
+// Units of 32 columns (gate and up interleaved by 8 rows in one m64 atom, so pairs balance: 7B
+// 4.5 narrow units per CTA of an even 4.48) ran 1-20 % slower still (commit 18a197d, reverted).
 //
 // Measured (H200, bench/NOTES.md session 4): qwen2.5-0.5b M = 1 7.9 us under ncu (cuBLAS 7.7),
 // 9.4-10.0 us by graph replay at M <= 16, 0.83-0.88x cuBLAS GEMM + silu; 14B-72B at M <= 16 3.9-4.2
@@ -97,22 +96,15 @@ inline constexpr int kSwapABPerUnit = 0;   // one cluster of `splits` CTAs per u
 inline constexpr int kSwapABBalanced = 1;  // balanced persistent grid: whole units per CTA
 inline constexpr int kSwapABStreamK = 2;   // cluster stream-K: equal k tiles per CTA
 
-template <class Element_, int kTokens_, int kStages_, int kGrid_ = kSwapABPerUnit, int kUnitCols_ = 64>
+template <class Element_, int kTokens_, int kStages_, int kGrid_ = kSwapABPerUnit>
 struct Sm90SwigluSwapAB {
   using Element = Element_;
   static constexpr int kGrid = kGrid_;
   static_assert(kGrid == kSwapABPerUnit || kGrid == kSwapABBalanced || kGrid == kSwapABStreamK, "grid mode");
   static constexpr bool kPersistent = kGrid == kSwapABBalanced;  // balanced persistent grid
   static constexpr bool kStreamK = kGrid == kSwapABStreamK;      // cluster stream-K
-  static constexpr int kTileCols = kUnitCols_;     // output columns per tile (unit)
-  static constexpr int kTileRows = 2 * kTileCols;  // weight rows per tile
-  // 64 columns: [64 gate rows | 64 up rows], two m64 atoms paired at the same register. 32
-  // columns (kInterleaved, narrow units): one m64 atom whose 16-row slices hold 8 gate rows and
-  // the same 8 up rows (8-row TMA copies), paired at rows r and r + 8 of the thread's fragment, as
-  // in sm90_swiglu_swapab_pingpong.hpp; twice the units, for grids whose balance is whole units.
-  static constexpr bool kInterleaved = kTileCols == 32;
-  static_assert(kTileCols == 64 || kTileCols == 32, "units of 64 or 32 output columns");
-  static_assert(!kInterleaved || kGrid_ != kSwapABPerUnit, "narrow units: balanced or stream-K grids only");
+  static constexpr int kTileCols = 64;             // output columns per tile
+  static constexpr int kTileRows = 2 * kTileCols;  // weight rows per tile: 64 gate, then 64 up
   static constexpr int kTokens = kTokens_;         // tokens per CTA: the WGMMA's N
   static constexpr int kTileK = 64;                // one 128-byte swizzle atom of K per stage
   static constexpr int kStages = kStages_;
@@ -143,13 +135,6 @@ struct Sm90SwigluSwapAB {
       SmemAtom{}, cute::make_shape(cute::Int<kTokens>{}, cute::Int<kTileK>{}, cute::Int<kStages>{})));
   using SmemLayoutAHalf = decltype(cute::tile_to_shape(
       SmemAtom{}, cute::make_shape(cute::Int<kTileCols>{}, cute::Int<kTileK>{})));
-  // Narrow units: one 8-row group (one dense 1 KiB swizzle atom), what one TMA copy writes; gate
-  // group g goes to row block 2g of the stage, its up rows to row block 2g + 1.
-  using SmemLayoutGroup = decltype(cute::tile_to_shape(SmemAtom{}, cute::make_shape(cute::_8{}, cute::Int<kTileK>{})));
-  static constexpr int kGroupElems = 8 * kTileK;
-  static constexpr int kGroups = kTileCols / 8;
-  // The TMA box of one weight copy: a whole half (64 columns) or one 8-row group (narrow).
-  using SmemLayoutWBox = cute::conditional_t<kInterleaved, SmemLayoutGroup, SmemLayoutAHalf>;
   using SmemLayoutBStage = decltype(cute::tile_to_shape(
       SmemAtom{}, cute::make_shape(cute::Int<kTokens>{}, cute::Int<kTileK>{})));
   static constexpr int kHalfElemsA = kTileCols * kTileK;
@@ -168,8 +153,7 @@ struct Sm90SwigluSwapAB {
   static constexpr int kAccumValues = kTileRows * kTokens / kConsumerThreads;
   static constexpr int kValuesPerHalf = kAccumValues / 2;
   static constexpr int kGroupsPerHalf = kValuesPerHalf / 4;  // float4 groups, the unit of the split-K reduction
-  static_assert(kInterleaved || kValuesPerHalf % 4 == 0, "partials move as float4");
-  static_assert(kAccumValues % 4 == 0, "stream-K partials move as float4");
+  static_assert(kValuesPerHalf % 4 == 0, "partials move as float4");
 
   struct Tensors {
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutA>, 1024> a;
@@ -193,7 +177,7 @@ struct Sm90SwigluSwapAB {
   // Row-major [rows, K] global tensors with a runtime leading dimension.
   using GmemLayout = cute::Layout<cute::Shape<int, int>, cute::Stride<int64_t, cute::_1>>;
   using GmemTensor = decltype(cute::make_tensor(cute::make_gmem_ptr(static_cast<Element const*>(nullptr)), GmemLayout{}));
-  using TmaW = decltype(cute::make_tma_copy(cute::SM90_TMA_LOAD{}, GmemTensor{}, SmemLayoutWBox{}));
+  using TmaW = decltype(cute::make_tma_copy(cute::SM90_TMA_LOAD{}, GmemTensor{}, SmemLayoutAHalf{}));
   using TmaX = decltype(cute::make_tma_copy(cute::SM90_TMA_LOAD{}, GmemTensor{}, SmemLayoutBStage{}));
 
   struct Params {
@@ -212,8 +196,7 @@ struct Sm90SwigluSwapAB {
 };
 
 // The producer's TMA copies of one unit's k tiles [k_begin, k_begin + k_count) into the ring
-// (one elected thread): per stage a gate and an up copy (64-column units) or one of each per
-// 8-row group (narrow units), and the token block's.
+// (one elected thread).
 template <class Kernel>
 CUTLASS_DEVICE void swapab_load_unit(typename Kernel::Params const& p, typename Kernel::Pipeline& pipeline,
                                      typename Kernel::PipelineState& write_state,
@@ -221,48 +204,32 @@ CUTLASS_DEVICE void swapab_load_unit(typename Kernel::Params const& p, typename 
                                      int k_begin, int k_count) {
   using namespace cute;
   using Element = typename Kernel::Element;
+  constexpr int kTileCols = Kernel::kTileCols;
   constexpr int kTileK = Kernel::kTileK;
-  constexpr int kBoxRows = Kernel::kInterleaved ? 8 : Kernel::kTileCols;  // weight rows per copy
   Tensor mG = p.tma_gate.get_tma_tensor(make_shape(p.i, p.k));
   Tensor mU = p.tma_up.get_tma_tensor(make_shape(p.i, p.k));
   Tensor mX = p.tma_x.get_tma_tensor(make_shape(p.m, p.k));
-  // (box rows, 64, row box, k tile): the unit's gate/up rows are row boxes
-  // [col_blk * kTileCols / kBoxRows, ...) of that many.
-  Tensor gG = local_tile(mG, make_shape(Int<kBoxRows>{}, Int<kTileK>{}), make_coord(_, _));
-  Tensor gU = local_tile(mU, make_shape(Int<kBoxRows>{}, Int<kTileK>{}), make_coord(_, _));
+  Tensor gG = local_tile(mG, make_shape(Int<kTileCols>{}, Int<kTileK>{}), make_coord(col_blk, _));
+  Tensor gU = local_tile(mU, make_shape(Int<kTileCols>{}, Int<kTileK>{}), make_coord(col_blk, _));
   Tensor gX = local_tile(mX, make_shape(Int<Kernel::kTokens>{}, Int<kTileK>{}), make_coord(token_blk, _));
   auto tma_g = p.tma_gate.get_slice(Int<0>{});
   auto tma_u = p.tma_up.get_slice(Int<0>{});
   auto tma_x = p.tma_x.get_slice(Int<0>{});
-  Tensor tGgG = tma_g.partition_S(gG);  // (TMA, TMA_M, TMA_K, row boxes, k tiles)
+  Tensor tGgG = tma_g.partition_S(gG);  // (TMA, TMA_M, TMA_K, k tiles)
   Tensor tUgU = tma_u.partition_S(gU);
-  Tensor tXgX = tma_x.partition_S(gX);  // (TMA, TMA_M, TMA_K, k tiles)
-  int const box0 = col_blk * (Kernel::kTileCols / kBoxRows);
+  Tensor tXgX = tma_x.partition_S(gX);
   CUTLASS_PRAGMA_NO_UNROLL
   for (int kt = k_begin; kt < k_begin + k_count; ++kt) {
     pipeline.producer_acquire(write_state);
     auto* full_barrier = pipeline.producer_get_barrier(write_state);
     int const stage = write_state.index();
     Element* const stage_a = smem.tensors.a.data() + stage * Kernel::kStageElemsA;
-    if constexpr (Kernel::kInterleaved) {
-      CUTLASS_PRAGMA_UNROLL
-      for (int g = 0; g < Kernel::kGroups; ++g) {
-        // Gate rows of group g into row block 2g, the same up rows into row block 2g + 1.
-        Tensor sG = make_tensor(make_smem_ptr(stage_a + (2 * g) * Kernel::kGroupElems),
-                                typename Kernel::SmemLayoutGroup{});
-        Tensor sU = make_tensor(make_smem_ptr(stage_a + (2 * g + 1) * Kernel::kGroupElems),
-                                typename Kernel::SmemLayoutGroup{});
-        copy(p.tma_gate.with(*full_barrier), tGgG(_, _, _, box0 + g, kt), tma_g.partition_D(sG));
-        copy(p.tma_up.with(*full_barrier), tUgU(_, _, _, box0 + g, kt), tma_u.partition_D(sU));
-      }
-    } else {
-      Tensor sG = make_tensor(make_smem_ptr(stage_a), typename Kernel::SmemLayoutAHalf{});
-      Tensor sU = make_tensor(make_smem_ptr(stage_a + Kernel::kHalfElemsA), typename Kernel::SmemLayoutAHalf{});
-      copy(p.tma_gate.with(*full_barrier), tGgG(_, _, _, box0, kt), tma_g.partition_D(sG));
-      copy(p.tma_up.with(*full_barrier), tUgU(_, _, _, box0, kt), tma_u.partition_D(sU));
-    }
+    Tensor sG = make_tensor(make_smem_ptr(stage_a), typename Kernel::SmemLayoutAHalf{});
+    Tensor sU = make_tensor(make_smem_ptr(stage_a + Kernel::kHalfElemsA), typename Kernel::SmemLayoutAHalf{});
     Tensor sX = make_tensor(make_smem_ptr(smem.tensors.b.data() + stage * Kernel::kStageElemsB),
                             typename Kernel::SmemLayoutBStage{});
+    copy(p.tma_gate.with(*full_barrier), tGgG(_, _, _, kt), tma_g.partition_D(sG));
+    copy(p.tma_up.with(*full_barrier), tUgU(_, _, _, kt), tma_u.partition_D(sU));
     copy(p.tma_x.with(*full_barrier), tXgX(_, _, _, kt), tma_x.partition_D(sX));
     ++write_state;
   }
@@ -279,30 +246,6 @@ CUTLASS_DEVICE void swapab_store_unit(Accum const& accum, typename Kernel::Param
   using Element = typename Kernel::Element;
   constexpr int kHalf = Kernel::kValuesPerHalf;
   typename Kernel::TiledMma tiled_mma;
-  if constexpr (Kernel::kInterleaved) {
-    // Narrow units (never split per unit): the thread's fragment ((2 tokens, 2 rows r / r + 8,
-    // kTokens / 8), 1, 1) holds gate at row r (r % 16 < 8) and up at r + 8, output column
-    // 8 * (r / 16) + r % 8 of the unit.
-    Tensor coord = tiled_mma.get_slice(wg_thread_idx)
-                       .partition_C(make_identity_tensor(make_shape(Int<Kernel::kTileRows>{}, Int<Kernel::kTokens>{})));
-    uint16_t* const out = reinterpret_cast<uint16_t*>(p.out);
-    SiluMul const act;
-    CUTLASS_PRAGMA_UNROLL
-    for (int j = 0; j < size<0, 2>(accum); ++j) {
-      CUTLASS_PRAGMA_UNROLL
-      for (int c = 0; c < 2; ++c) {
-        auto const gate_idx = make_coord(make_coord(c, 0, j), 0, 0);
-        auto const up_idx = make_coord(make_coord(c, 1, j), 0, 0);
-        int const row = get<0>(coord(gate_idx));
-        int64_t const col = int64_t(col_blk) * Kernel::kTileCols + 8 * (row / 16) + row % 8;
-        int64_t const token = int64_t(token_blk) * Kernel::kTokens + get<1>(coord(gate_idx));
-        if (col < p.i && token < p.m) {
-          out[token * p.ld_out + col] = round_to_bits<Element>(act(accum(gate_idx), accum(up_idx)));
-        }
-      }
-    }
-    return;
-  }
   // Coordinates (weight row in [0, 128), token in [0, kTokens)) of each accumulator value.
   Tensor coord = make_identity_tensor(make_shape(Int<Kernel::kTileRows>{}, Int<Kernel::kTokens>{}));
   Tensor thread_coord = tiled_mma.get_slice(wg_thread_idx).partition_C(coord);
@@ -593,8 +536,8 @@ cudaError_t launch_sm90_swiglu_swapab(SwigluParams const& p, int sm_count, cudaS
     return cudaErrorInvalidValue;
   }
   typename Kernel::Params params{
-      make_tma_copy(SM90_TMA_LOAD{}, gmem(p.w_gate, p.i, p.k, p.ld_gate), typename Kernel::SmemLayoutWBox{}),
-      make_tma_copy(SM90_TMA_LOAD{}, gmem(p.w_up, p.i, p.k, p.ld_up), typename Kernel::SmemLayoutWBox{}),
+      make_tma_copy(SM90_TMA_LOAD{}, gmem(p.w_gate, p.i, p.k, p.ld_gate), typename Kernel::SmemLayoutAHalf{}),
+      make_tma_copy(SM90_TMA_LOAD{}, gmem(p.w_up, p.i, p.k, p.ld_up), typename Kernel::SmemLayoutAHalf{}),
       make_tma_copy(SM90_TMA_LOAD{}, gmem(p.x, p.m, p.k, p.ldx), typename Kernel::SmemLayoutBStage{}),
       static_cast<Element*>(p.out), p.ld_out, p.m, p.k, p.i,
       (p.k - 1) / Kernel::kTileK + 1, 1, int(tiles), int(tiles * token_blocks), 1};

@@ -179,7 +179,7 @@ TEST(DecodeConfigs, ValidOnlyUpToMaxM) {
       }
     }
   }
-  EXPECT_EQ(decode, 25);  // 5 mma.sync decode configs, 9 swap-AB WGMMA configs, 5 balanced, 6 stream-K
+  EXPECT_EQ(decode, 22);  // 5 mma.sync decode configs, 9 swap-AB WGMMA configs, 5 balanced, 3 stream-K
 }
 
 // The balanced persistent grid of the `_bal` swap-AB configs (decode_plan.h): every CTA gets the
