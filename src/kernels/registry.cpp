@@ -241,7 +241,7 @@ const KernelEntry kRegistry[] = {
     {{"k2_swapab_n64_s9_bal", 2, 64, 64, 64, 9, 1, 1, 0, 1, false, false, 64},
      kernels::launch_k2_swapab_n64_s9_bal_bf16, kernels::launch_k2_swapab_n64_s9_bal_fp16},
     // Swap-AB on the cluster stream-K grid (kSwapABStreamK): clusters of 2-4 CTAs, each a run
-    // of whole units whose k tiles its CTAs share evenly, so every SM streams the same bytes.
+    // of whole units whose k tiles its CTAs share evenly (so a cluster's CTAs end together).
     {{"k2_swapab_n8_s12_sk", 2, 8, 64, 64, 12, 1, 1, 0, 1, false, false, 64},
      kernels::launch_k2_swapab_n8_s12_sk_bf16, kernels::launch_k2_swapab_n8_s12_sk_fp16},
     {{"k2_swapab_n16_s11_sk", 2, 16, 64, 64, 11, 1, 1, 0, 1, false, false, 64},
