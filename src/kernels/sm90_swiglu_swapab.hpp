@@ -71,6 +71,7 @@
 // the middle ones (the tuner picks per shape).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -552,16 +553,16 @@ cudaError_t launch_sm90_swiglu_swapab(SwigluParams const& p, int sm_count, cudaS
     for (int s = 2; s <= kSwapABStreamKMaxSplits; ++s) {
       max_clusters[s] = swapab_max_active_clusters<Kernel>(kernel, s, stream);
     }
-    SwapABStreamKPlan plan = swapab_stream_k_plan(params.units, max_clusters);
+    // TILEGLU_SWAPAB_SPLITS=2..4 (where that size fits): the plan over that cluster size alone.
     int const forced_splits = parse_swapab_splits(std::getenv("TILEGLU_SWAPAB_SPLITS"));
-    if (forced_splits >= 2 && forced_splits <= kSwapABStreamKMaxSplits && max_clusters[forced_splits] > 0) {
-      plan.splits = forced_splits;
-      plan.clusters = int(params.units < max_clusters[forced_splits] ? params.units : max_clusters[forced_splits]);
-    }
+    int only_forced[kSwapABStreamKMaxSplits + 1] = {};
+    bool const forced = forced_splits >= 2 && forced_splits <= kSwapABStreamKMaxSplits && max_clusters[forced_splits] > 0;
+    if (forced) only_forced[forced_splits] = max_clusters[forced_splits];
+    SwapABStreamKPlan const plan = swapab_stream_k_plan(params.units, forced ? only_forced : max_clusters);
     if (plan.splits < 2) return cudaErrorLaunchOutOfResources;  // no cluster of 2 fits: nothing to run on
-    static int logged_units = -1;  // the plan under TILEGLU_LOG_DISPATCH, when the unit count changes
-    if (logged_units != params.units && std::getenv("TILEGLU_LOG_DISPATCH") != nullptr) {
-      logged_units = params.units;
+    static std::atomic<int> logged_units{-1};  // the plan under TILEGLU_LOG_DISPATCH, when the unit count changes
+    if (logged_units.load() != params.units && std::getenv("TILEGLU_LOG_DISPATCH") != nullptr) {
+      logged_units.store(params.units);
       std::fprintf(stderr,
                    "tileglu: swap-AB stream-K: %d units of %d k tiles on %d clusters of %d CTAs "
                    "(clusters that fit: %d of 2, %d of 3, %d of 4)\n",
