@@ -13,9 +13,13 @@
 #   ctest     150            tests.txt: the GPU test binary in $GPU_SHARDS shards ($GTEST_FILTER,
 #                            e.g. '*tma*'); the CPU tests run on the CPU machine
 #   bench     200            bench.json, log.txt: check (strict 0.01 %) + bench, default dispatch
-#                            (with $BENCH_TABLE set: that tuning table, via TILEGLU_TUNING_TABLE)
+#                            (with $BENCH_TABLE set: that tuning table, via TILEGLU_TUNING_TABLE;
+#                            $BENCH_ARGS, e.g. --rounds 3 --models a --m 256)
 #   tune      300            tune.json, tune.table: bench (bf16) of every config at $TUNE_M
 #                            ($TUNE_ARGS, e.g. --no-baselines --tune-configs a,b)
+#   abtable   300            ab.json, session/ab_log.txt: the table $AB_TABLE (default: this
+#                            $OUT's tune.table) loaded back, its config against the embedded
+#                            default's at $TUNE_M, interleaved rounds (swiglu_bench --ab-table)
 #   promoted  150            session/bench_promoted.json: check + bench, TILEGLU_ACCUMULATION=promoted
 #   pytest    150            tests.txt (appended): tests/python on the GPU
 #   overhead  60             session/overhead.json: host cost per Python call
@@ -78,8 +82,9 @@ for spec in "$@"; do
     bench)
       log "check + bench, default dispatch (limit ${limit:=200}s)"
       if [[ -n "${BENCH_TABLE:-}" ]]; then log "with TILEGLU_TUNING_TABLE=$BENCH_TABLE"; fi
+      # shellcheck disable=SC2086
       TILEGLU_TUNING_TABLE="${BENCH_TABLE:-}" OUT="$OUT" timeout "$limit" bash bench/run_gpu.sh --strict \
-        >/dev/null 2>&1
+        ${BENCH_ARGS:-} >/dev/null 2>&1
       echo "exit $?"; tail -8 "$OUT/log.txt" ;;
     tune)
       log "tune: every config, bf16, M in $TUNE_M (limit ${limit:=300}s)"
@@ -87,6 +92,13 @@ for spec in "$@"; do
       timeout "$limit" build/bench/swiglu_bench --bench --dtype bf16 --m "$TUNE_M" ${TUNE_ARGS:-} \
         --tune "$OUT/tune.table" --out "$OUT/tune.json" >"$MORE/tune_log.txt" 2>&1
       echo "exit $?"; tail -4 "$MORE/tune_log.txt" ;;
+    abtable)
+      table="${AB_TABLE:-$OUT/tune.table}"
+      log "tuning table $table against the embedded default, M in $TUNE_M (limit ${limit:=300}s)"
+      # shellcheck disable=SC2086
+      timeout "$limit" build/bench/swiglu_bench --bench --no-baselines --no-ceilings --dtype bf16 \
+        --m "$TUNE_M" ${AB_ARGS:-} --ab-table "$table" --out "$OUT/ab.json" >"$MORE/ab_log.txt" 2>&1
+      echo "exit $?"; grep -E "SLOWER|ERROR" "$MORE/ab_log.txt" | head -20; tail -2 "$MORE/ab_log.txt" ;;
     promoted)
       log "check + bench, TILEGLU_ACCUMULATION=promoted (limit ${limit:=150}s)"
       TILEGLU_ACCUMULATION=promoted timeout "$limit" build/bench/swiglu_bench --check --bench \

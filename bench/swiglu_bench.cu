@@ -932,6 +932,42 @@ Timing time_variant_graph(Device& dev, const TimingOptions& opt,
   return t;
 }
 
+// Several variants of one case, timed in `rounds` interleaved rounds: round r times them in the
+// order rotated by r, and each variant's result is the median of its round medians. Why: one
+// pass times the variants one after another, and the clocks drift under the power limit by as
+// much as a ratio near 1 is off from it (session 11: the rows 0-6 % behind the faster baseline
+// moved 3-10 % between runs); interleaving puts the drift on every variant alike.
+// `graph` variants go through time_variant_graph (fn returns false if it could not enqueue).
+struct TimedVariant {
+  std::function<bool(cudaStream_t)> fn;
+  Timing* out;
+  std::vector<double>* round_us = nullptr;  // each round's median, when the caller keeps them
+};
+
+void time_interleaved(Device& dev, EventPool& ev, const TimingOptions& opt, bool graph,
+                      const std::vector<TimedVariant>& variants, int rounds) {
+  const size_t n = variants.size();
+  std::vector<std::vector<double>> per(n);
+  std::vector<int> runs(n, 0);
+  for (int r = 0; r < rounds; ++r) {
+    for (size_t j = 0; j < n; ++j) {
+      const size_t v = (j + r) % n;
+      const auto& fn = variants[v].fn;
+      const Timing t = graph ? time_variant_graph(dev, opt, fn)
+                             : time_variant(dev, ev, opt, [&](cudaStream_t s) { fn(s); });
+      per[v].push_back(t.median_us);
+      runs[v] += t.runs;
+    }
+  }
+  for (size_t v = 0; v < n; ++v) {
+    // A round that failed (a graph that could not be captured) fails the variant.
+    const bool all_finite = std::all_of(per[v].begin(), per[v].end(),
+                                        [](double us) { return std::isfinite(us); });
+    *variants[v].out = {all_finite ? median(per[v]) : NAN, all_finite ? runs[v] : 0};
+    if (variants[v].round_us) *variants[v].round_us = per[v];
+  }
+}
+
 // ------------------------------------------------------------------------------------------------
 // Cases and results.
 // ------------------------------------------------------------------------------------------------
@@ -986,6 +1022,15 @@ struct Row {
   // The config the library ran for this row before tuning (its tables or cost model, unforced):
   // what a tuning table has to beat (write_tuning_table).
   std::string incumbent;
+  // --ab-table: the loaded table's choice against the embedded default's (table_ab_case).
+  struct TableAB {
+    bool ran = false;
+    std::string default_config, table_config, error;
+    double default_us = NAN, table_us = NAN;  // median over the rounds
+    double noise = NAN;  // the larger of the two configs' (max - min) / median over the rounds
+    int rounds = 0;      // 0: both choices are the same config (nothing to time)
+    bool pass = false;   // table_us <= default_us * (1 + noise)
+  } ab;
 };
 
 struct Options {
@@ -1000,6 +1045,8 @@ struct Options {
   bool baselines = true;     // --no-baselines: time tileglu only (cuBLASLt variants skipped)
   std::vector<std::string> tune_configs;  // --tune-configs a,b: only these (default: all)
   std::string tune;          // --tune PATH: time every config, write the fastest per shape there
+  std::string ab_table;      // --ab-table PATH: this table's choice vs the embedded default's
+  int rounds = 1;            // --rounds N: interleaved timing rounds of the variants per case
   int reps = 0;
   bool quick = false;
   bool strict = false;       // judge the mismatch share by 0.01% alone
@@ -1450,6 +1497,80 @@ bool write_tuning_table(const std::string& path, const Device& dev, const std::s
 }
 
 // ------------------------------------------------------------------------------------------------
+// --ab-table PATH: does a tuning table, loaded back, run anything slower than the embedded default
+// would? Per row, the config each one picks (tileglu_load_tuning_table of NULL, then of PATH,
+// then tileglu_query_config) and, where they differ, both forced and timed in kAbMinRounds (or
+// --rounds) interleaved rounds, scored as the tuner scores (graph replay at M <= 64). The table
+// passes a row when its config's median is within the rounds' own spread of the default's: the
+// run-to-run noise, measured on the same rows in the same process. The table stays loaded, so
+// the bench's `ours` column runs it.
+// ------------------------------------------------------------------------------------------------
+constexpr int kAbMinRounds = 5;
+
+template <typename T>
+void table_ab_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
+  const int64_t m = row->m, k = row->k, i = row->i;
+  const tileglu_dtype_t dt = TypeInfo<T>::kDtype;
+  Row::TableAB& ab = row->ab;
+  ab.ran = true;
+  tileglu_swiglu_problem_t p = make_problem(dt, m, k, i, x, k, w, w + i * k, k, out, i);
+  auto choice = [&](const char* table, std::string* name) {
+    tileglu_status_t st = tileglu_load_tuning_table(table);
+    tileglu_config_t cfg{};
+    if (st == TILEGLU_SUCCESS) st = tileglu_query_config(&p, &cfg);
+    if (st != TILEGLU_SUCCESS) {
+      ab.error = std::string(tileglu_status_string(st)) + ": " + tileglu_last_error_message();
+      return false;
+    }
+    *name = cfg.name;
+    return true;
+  };
+  const char* forced = std::getenv("TILEGLU_FORCE_CONFIG");
+  const std::string restore = forced ? forced : "";
+  unsetenv("TILEGLU_FORCE_CONFIG");
+  if (!choice(nullptr, &ab.default_config) || !choice(ctx.opt.ab_table.c_str(), &ab.table_config)) {
+    if (!restore.empty()) setenv("TILEGLU_FORCE_CONFIG", restore.c_str(), 1);
+    return;
+  }
+  if (ab.default_config == ab.table_config) {
+    ab.pass = true;
+    if (!restore.empty()) setenv("TILEGLU_FORCE_CONFIG", restore.c_str(), 1);
+    return;
+  }
+  // Both forced in turn; time_interleaved rotates which goes first each round.
+  const bool graph = m <= 64;
+  auto forced_call = [&](const std::string& config) {
+    return [&, config](cudaStream_t s) {
+      // Set per call: the library reads the variable on every call (sm90_heuristics.cpp), and
+      // a graph captures the launch it picks.
+      setenv("TILEGLU_FORCE_CONFIG", config.c_str(), 1);
+      return tileglu_swiglu_stacked(dt, m, k, i, x, k, w, k, out, i, s) == TILEGLU_SUCCESS;
+    };
+  };
+  Timing def_t, tab_t;
+  std::vector<double> def_rounds, tab_rounds;
+  ab.rounds = std::max(kAbMinRounds, ctx.opt.rounds);
+  time_interleaved(ctx.dev, ctx.events, ctx.topt, graph,
+                   {{forced_call(ab.default_config), &def_t, &def_rounds},
+                    {forced_call(ab.table_config), &tab_t, &tab_rounds}},
+                   ab.rounds);
+  CUDA_CHECK(cudaGetLastError());
+  unsetenv("TILEGLU_FORCE_CONFIG");
+  if (!restore.empty()) setenv("TILEGLU_FORCE_CONFIG", restore.c_str(), 1);
+  auto spread = [](const std::vector<double>& v, double med) {
+    return (*std::max_element(v.begin(), v.end()) - *std::min_element(v.begin(), v.end())) / med;
+  };
+  ab.default_us = def_t.median_us;
+  ab.table_us = tab_t.median_us;
+  if (!std::isfinite(ab.default_us) || !std::isfinite(ab.table_us)) {
+    ab.error = "a timing failed";
+    return;
+  }
+  ab.noise = std::max(spread(def_rounds, ab.default_us), spread(tab_rounds, ab.table_us));
+  ab.pass = ab.table_us <= ab.default_us * (1.0 + ab.noise);
+}
+
+// ------------------------------------------------------------------------------------------------
 // Bench of one (model, M).
 // ------------------------------------------------------------------------------------------------
 template <typename T>
@@ -1482,9 +1603,6 @@ void bench_case(Context& ctx, Row* row) {
     }
     CUDA_CHECK(cudaGetLastError());
   }
-  auto ours = [&](cudaStream_t s) {
-    tileglu_swiglu_stacked(dt, m, k, i, x, k, w, k, out, i, s);
-  };
   LtGemm merged(dev, cdt, 2 * i, m, k, k, k, 2 * i, cdt);
   LtGemm half(dev, cdt, i, m, k, k, k, i, cdt);
   T* gate = gu;           // eager: gate [m, i] ...
@@ -1501,49 +1619,42 @@ void bench_case(Context& ctx, Row* row) {
     silu_kernel<T><<<ew_grid, 256, 0, s>>>(gate, tmp, m * i);
     mul_kernel<T><<<ew_grid, 256, 0, s>>>(tmp, up, out, m * i);
   };
-  // --no-baselines (a tuner run) times tileglu only.
+  // --no-baselines (a tuner run) times tileglu only. Each variant's call runs as it would in a
+  // user's stream; --rounds interleaves them (time_interleaved).
   const bool baselines = ctx.opt.baselines;
-  if (ours_ok) row->ours = time_variant(dev, ctx.events, ctx.topt, ours);
+  if (baselines && !merged.ok) std::printf("  cuBLASLt found no algorithm for the merged GEMM\n");
+  if (baselines && !half.ok) std::printf("  cuBLASLt found no algorithm for the half GEMM\n");
+  auto enqueued = [](const std::function<void(cudaStream_t)>& fn) {
+    return [fn](cudaStream_t s) {
+      fn(s);
+      return cudaPeekAtLastError() == cudaSuccess;
+    };
+  };
+  auto variants = [&](bool graph) {
+    std::vector<TimedVariant> v;
+    if (ours_ok)
+      v.push_back({[&](cudaStream_t s) {
+                     return tileglu_swiglu_stacked(dt, m, k, i, x, k, w, k, out, i, s) ==
+                            TILEGLU_SUCCESS;
+                   },
+                   graph ? &row->ours_graph : &row->ours});
+    if (baselines && merged.ok) {
+      v.push_back({enqueued(gemm), graph ? &row->gemm_graph : &row->gemm});
+      v.push_back({enqueued(gemm_silu), graph ? &row->gemm_silu_graph : &row->gemm_silu});
+    }
+    if (baselines && half.ok) v.push_back({enqueued(eager), graph ? &row->eager_graph : &row->eager});
+    return v;
+  };
+  const int rounds = std::max(1, ctx.opt.rounds);
+  time_interleaved(dev, ctx.events, ctx.topt, false, variants(false), rounds);
   CUDA_CHECK(cudaGetLastError());
-  if (!baselines) {
-  } else if (merged.ok) {
-    row->gemm = time_variant(dev, ctx.events, ctx.topt, gemm);
-    row->gemm_silu = time_variant(dev, ctx.events, ctx.topt, gemm_silu);
-    CUDA_CHECK(cudaGetLastError());
-  } else {
-    std::printf("  cuBLASLt found no algorithm for the merged GEMM\n");
-  }
-  if (!baselines) {
-  } else if (half.ok) {
-    row->eager = time_variant(dev, ctx.events, ctx.topt, eager);
-    CUDA_CHECK(cudaGetLastError());
-  } else {
-    std::printf("  cuBLASLt found no algorithm for the half GEMM\n");
-  }
   row->benched = true;
   if (!ctx.opt.tune.empty()) tune_case<T>(ctx, row, x, w, out);
+  if (!ctx.opt.ab_table.empty()) table_ab_case<T>(ctx, row, x, w, out);
 
   if (m <= 64) {
     row->graphed = true;
-    if (ours_ok)
-      row->ours_graph = time_variant_graph(dev, ctx.topt, [&](cudaStream_t s) {
-        return tileglu_swiglu_stacked(dt, m, k, i, x, k, w, k, out, i, s) == TILEGLU_SUCCESS;
-      });
-    if (merged.ok && baselines) {
-      row->gemm_graph = time_variant_graph(dev, ctx.topt, [&](cudaStream_t s) {
-        gemm(s);
-        return true;
-      });
-      row->gemm_silu_graph = time_variant_graph(dev, ctx.topt, [&](cudaStream_t s) {
-        gemm_silu(s);
-        return cudaPeekAtLastError() == cudaSuccess;
-      });
-    }
-    if (half.ok && baselines)
-      row->eager_graph = time_variant_graph(dev, ctx.topt, [&](cudaStream_t s) {
-        eager(s);
-        return cudaPeekAtLastError() == cudaSuccess;
-      });
+    time_interleaved(dev, ctx.events, ctx.topt, true, variants(true), rounds);
     CUDA_CHECK(cudaGetLastError());
   }
 }
@@ -1709,6 +1820,11 @@ void usage() {
       "  --tune-configs a,b  with --tune: time only these configs (default: every compiled one)\n"
       "  --tune PATH       in the bench phase also time every valid config per case and write\n"
       "                    the fastest per (K, I, M) to PATH as a tuning table (TILEGLU_TUNING_TABLE)\n"
+      "  --ab-table PATH   load this tuning table and, per case, time its config against the\n"
+      "                    embedded default's where they differ (interleaved rounds; verdict: the\n"
+      "                    table's median within the rounds' spread of the default's)\n"
+      "  --rounds N        time each case's variants in N interleaved rounds, median of the\n"
+      "                    round medians (default 1; --ab-table uses at least 5)\n"
       "  --reps N          exactly N timed runs per variant (default adaptive: ~100 ms, 10..200)\n"
       "  --quick           M in {1,16,128,1000,4096} unless --m; ~20 ms per variant\n"
       "  --strict          fail a case whose mismatch share exceeds 0.01%%, whatever the cuBLASLt\n"
@@ -1786,6 +1902,15 @@ bool parse_args(int argc, char** argv, Options* o) {
       }
     } else if (arg == "--tune") {
       if (!next(&o->tune)) return false;
+    } else if (arg == "--ab-table") {
+      if (!next(&o->ab_table)) return false;
+    } else if (arg == "--rounds") {
+      if (!next(&v)) return false;
+      o->rounds = std::atoi(v.c_str());
+      if (o->rounds <= 0) {
+        std::fprintf(stderr, "--rounds must be positive\n");
+        return false;
+      }
     } else if (arg == "--reps") {
       if (!next(&v)) return false;
       o->reps = std::atoi(v.c_str());
@@ -1803,6 +1928,10 @@ bool parse_args(int argc, char** argv, Options* o) {
     }
   }
   if (!o->check && !o->bench) o->check = o->bench = true;
+  if (!o->ab_table.empty() && !o->bench) {
+    std::fprintf(stderr, "--ab-table times configs: it needs the bench phase\n");
+    return false;
+  }
   return true;
 }
 
@@ -1908,6 +2037,46 @@ std::string check_json(const CheckResult& c) {
   return s + "}";
 }
 
+struct TableAbSummary {
+  int rows = 0, differ = 0, beyond_noise = 0, errors = 0;
+  double worst_ratio = NAN;  // the largest table_us / default_us over the rows that differ
+  std::string worst_row;
+};
+
+TableAbSummary summarize_table_ab(const std::vector<Row>& rows) {
+  TableAbSummary a;
+  for (const auto& r : rows) {
+    if (!r.ab.ran) continue;
+    ++a.rows;
+    if (!r.ab.error.empty()) {
+      ++a.errors;
+      continue;
+    }
+    if (r.ab.rounds == 0) continue;
+    ++a.differ;
+    a.beyond_noise += !r.ab.pass;
+    const double q = r.ab.table_us / r.ab.default_us;
+    if (!(q <= a.worst_ratio)) {
+      a.worst_ratio = q;
+      a.worst_row = r.model + " M=" + std::to_string(r.m);
+    }
+  }
+  return a;
+}
+
+std::string table_ab_json(const Row::TableAB& ab) {
+  std::string s = "{\"default_config\": " + jstr(ab.default_config);
+  s += ", \"table_config\": " + jstr(ab.table_config);
+  s += ", \"rounds\": " + jint(ab.rounds);
+  s += ", \"default_us\": " + jnum(ab.default_us);
+  s += ", \"table_us\": " + jnum(ab.table_us);
+  s += ", \"table_over_default\": " + jnum(ab.table_us / ab.default_us);
+  s += ", \"noise\": " + jnum(ab.noise);
+  s += ", \"pass\": " + std::string(ab.pass ? "true" : "false");
+  if (!ab.error.empty()) s += ", \"error\": " + jstr(ab.error);
+  return s + "}";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -2003,6 +2172,15 @@ int main(int argc, char** argv) {
               b.x_elems * e2 * gib, b.w_elems * e2 * gib, b.out_elems * e2 * gib,
               b.ref_elems * 8.0 * gib, b.gu_elems * 1.5 * e2 * gib);
   std::fflush(stdout);
+
+  // --ab-table: a table the library rejects ends the run here, with the library's message.
+  if (!opt.ab_table.empty()) {
+    if (tileglu_load_tuning_table(opt.ab_table.c_str()) != TILEGLU_SUCCESS) {
+      std::fprintf(stderr, "--ab-table: %s\n", tileglu_last_error_message());
+      return 2;
+    }
+    std::printf("tuning table %s loaded (the bench's `ours` runs it)\n", opt.ab_table.c_str());
+  }
 
   // One row per (model, M), in order.
   std::vector<Row> rows;
@@ -2144,6 +2322,18 @@ int main(int argc, char** argv) {
                     r.ours_graph.median_us, r.gemm_graph.median_us, r.gemm_silu_graph.median_us,
                     r.eager_graph.median_us);
       std::printf("  [%.1fs]\n", now_seconds() - t0);
+      if (r.ab.ran) {
+        if (!r.ab.error.empty())
+          std::printf("    table-ab ERROR %s\n", r.ab.error.c_str());
+        else if (r.ab.rounds == 0)
+          std::printf("    table-ab same config %s\n", r.ab.table_config.c_str());
+        else
+          std::printf("    table-ab default %s %.2f us, table %s %.2f us: %.4f (noise %.4f, %d "
+                      "rounds) %s\n",
+                      r.ab.default_config.c_str(), r.ab.default_us, r.ab.table_config.c_str(),
+                      r.ab.table_us, r.ab.table_us / r.ab.default_us, r.ab.noise, r.ab.rounds,
+                      r.ab.pass ? "ok" : "SLOWER BEYOND NOISE");
+      }
       for (const auto& t : r.tuned) {
         std::string rounds;
         for (size_t j = 1; j < t.rounds.size(); ++j) rounds += " " + std::to_string(t.rounds[j]);
@@ -2156,6 +2346,13 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
     }
     std::printf("bench: %zu cases; %.1f s\n", rows.size(), now_seconds() - t0);
+    if (!opt.ab_table.empty()) {
+      const TableAbSummary a = summarize_table_ab(rows);
+      std::printf("table-ab %s: %d rows, %d with a config other than the default's, %d slower "
+                  "beyond noise, %d errors; worst table/default %.4f (%s)\n",
+                  opt.ab_table.c_str(), a.rows, a.differ, a.beyond_noise, a.errors, a.worst_ratio,
+                  a.worst_row.c_str());
+    }
     if (opt.ceilings) {
       // After the cases: the weight buffer holds their random weights, not untouched memory.
       for (const auto& md : models) {
@@ -2273,7 +2470,11 @@ int main(int argc, char** argv) {
                     ctx.topt.target_ms, ctx.topt.min_runs, ctx.topt.max_runs);
       timing += buf;
     }
+    if (opt.rounds > 1)
+      timing += "; variants timed in " + std::to_string(opt.rounds) +
+                " interleaved rounds (rotated order), median of the round medians";
     m += ", \"timing\": " + jstr(timing);
+    m += ", \"rounds\": " + jint(opt.rounds);
     m += ", \"graph\": " + jstr("M <= 64: " + std::to_string(ctx.topt.graph_calls) +
                                  " calls per graph, each preceded by the L2 flush and bracketed by "
                                  "external event nodes; per-call median");
@@ -2299,6 +2500,21 @@ int main(int argc, char** argv) {
   std::fprintf(f, "  \"all_checks_passed\": %s,\n", opt.check ? (all_pass ? "true" : "false") : "null");
   std::fprintf(f, "  \"check_cases\": %d,\n  \"check_failures\": %d,\n  \"strict_failures\": %d,\n",
                check_cases, check_failed, strict_failed);
+  if (!opt.ab_table.empty()) {
+    const TableAbSummary a = summarize_table_ab(rows);
+    std::fprintf(f,
+                 "  \"table_ab\": {\"table\": %s, \"rows\": %d, \"differ\": %d, "
+                 "\"beyond_noise\": %d, \"errors\": %d, \"worst_table_over_default\": %s, "
+                 "\"worst_row\": %s, \"method\": %s},\n",
+                 jstr(opt.ab_table).c_str(), a.rows, a.differ, a.beyond_noise, a.errors,
+                 jnum(a.worst_ratio).c_str(), jstr(a.worst_row).c_str(),
+                 jstr("per row: the config the embedded default picks and the one the table "
+                      "picks; where they differ both forced and timed in interleaved rounds "
+                      "(graph replay at M <= 64, else CUDA events), median of the round medians; "
+                      "pass: table_us <= default_us x (1 + noise), noise = the larger of the two "
+                      "configs' (max - min) / median over the rounds")
+                     .c_str());
+  }
   std::fprintf(f, "  \"summary\": [");
   for (size_t s = 0; s < sums.size(); ++s)
     std::fprintf(f,
@@ -2352,6 +2568,7 @@ int main(int argc, char** argv) {
       }
       s += "]";
     }
+    if (r.ab.ran) s += ", \"table_ab\": " + table_ab_json(r.ab);
     if (r.graphed) {
       s += ", \"ours_graph_us\": " + jnum(r.ours_graph.median_us);
       s += ", \"cublas_gemm_graph_us\": " + jnum(r.gemm_graph.median_us);

@@ -8,7 +8,8 @@ Rewrites the text between <!-- perf-table:begin --> and <!-- perf-table:end --> 
   * geometric means of both ratios;
   * the same all-M summary against the faster of (GEMM + silu) and (two GEMMs + silu + mul), with
     CUDA-graph replay times at M <= 64 where measured (issue 5's yardstick: never slower than
-    what a user switches from), and how many rows are at or below 1.
+    what a user switches from), and how many rows are at or below 1;
+  * issue 5's decode bar at M <= 16 per row, with the TB/s reached and the read probe's.
 A ratio below 1 means tileglu is faster. Without a results file the section says "no results yet".
 
 Usage: gen_readme_table.py [--results PATH] [--readme PATH] [--check]
@@ -25,6 +26,12 @@ BEGIN = "<!-- perf-table:begin -->"
 END = "<!-- perf-table:end -->"
 HEADLINE_M = (2048, 4096, 8192, 16384)
 DECODE_MAX_M = 64  # M up to which the benchmark also times under CUDA-graph replay
+# Issue 5's decode bar: at M <= BAR_MAX_M, no slower than the larger of BAR_CUBLAS_SHARE x (cuBLAS
+# GEMM + silu) and the weight bytes over BAR_TBPS TB/s.
+BAR_MAX_M = 16
+BAR_CUBLAS_SHARE = 0.91
+BAR_TBPS = 4.5
+ELEMENT_BYTES = 2  # bf16: what the bench times
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -154,7 +161,45 @@ def render(results):
             fmt(geomean(best), ".3f"),
         )
     )
+    lines.append("")
+    decode_bandwidth_table(results, lines)
     return "\n".join(lines)
+
+
+def decode_bandwidth_table(results, lines):
+    """Issue 5's M <= 16 bar per row: the graph-replay time against the larger of 0.91x cuBLAS
+    GEMM + silu and the weight bytes over 4.5 TB/s, with the TB/s reached and what a kernel that
+    only reads the same bytes reaches (the bench's stream probe, when the run measured it)."""
+    rows = [r for r in results.get("rows", []) if r["M"] <= BAR_MAX_M and r.get("ours_graph_us")]
+    if not rows:
+        return
+    probes = {p["model"]: p for p in results.get("stream_probe", [])}
+    lines.append(
+        "M ≤ {}, CUDA-graph replay: time against the bar max(0.91 × (GEMM + silu), weight bytes / "
+        "{} TB/s); TB/s = weight bytes / time; the read probe streams the same bytes and does "
+        "nothing else (`bench/stream_probe.cuh`, 132 CTAs):".format(BAR_MAX_M, BAR_TBPS)
+    )
+    lines.append("")
+    lines.append("| model | M | weight MB | tileglu µs | TB/s | GEMM + silu µs | the bar µs | "
+                 "÷ bar | read probe µs (TB/s) |")
+    lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    passed = 0
+    order = model_order(rows)
+    rows = sorted(rows, key=lambda r: (order.index(r["model"]), r["M"]))
+    for r in rows:
+        weight_bytes = 2.0 * r["I"] * r["K"] * ELEMENT_BYTES
+        ours = r["ours_graph_us"]
+        gemm_silu = r.get("cublas_gemm_silu_graph_us")
+        bar = max(BAR_CUBLAS_SHARE * gemm_silu if gemm_silu else 0.0,
+                  weight_bytes / (BAR_TBPS * 1e12) * 1e6)
+        passed += ours <= bar
+        probe = probes.get(r["model"], {}).get("bulk_graph_us")
+        lines.append("| {} | {} | {:.1f} | {:.2f} | {:.2f} | {} | {:.2f} | {:.3f} | {} |".format(
+            r["model"], r["M"], weight_bytes * 1e-6, ours, weight_bytes / (ours * 1e-6) * 1e-12,
+            fmt(gemm_silu, ".2f"), bar, ours / bar,
+            "{:.2f} ({:.2f})".format(probe, weight_bytes / (probe * 1e-6) * 1e-12) if probe else "–"))
+    lines.append("")
+    lines.append("At or below the bar on {} of {} rows.".format(passed, len(rows)))
 
 
 def section(results_path):

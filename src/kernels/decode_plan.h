@@ -166,6 +166,38 @@ inline SwapABStreamKPlan swapab_stream_k_plan(int64_t units, const int* max_clus
   return best;
 }
 
+// The grid stream-K grid of the swap-AB kernel (kSwapABGridStreamK, sm90_swiglu_swapab.hpp):
+// one run of all units over every CTA that fits on the GPU at once (`resident`), each CTA an
+// equal k-tile share of it (SwapABStreamKShare with one cluster of that many CTAs), so every SM
+// streams the same bytes whatever the unit count: 7B (296 units of 56 k tiles) 125.6 k tiles per
+// CTA on 132 CTAs, where whole units leave the balanced grid 3 units (168 k tiles) on 99 CTAs and
+// cluster pairs 2.5 units (140) per CTA. Cut units meet through a partial slot per CTA in global
+// memory, kSwapABGridMaxCtas of them. No more CTAs than leave each kSwapABMinKTilesPerCta k tiles
+// (a share shorter than that is mostly its partial's round trip).
+inline constexpr int kSwapABGridMaxCtas = 160;  // >= 132 SMs (H100/H200 SXM) at one CTA per SM
+
+inline int swapab_grid_stream_k_ctas(int64_t units, int k_tiles, int64_t resident) {
+  if (units <= 0 || k_tiles <= 0) return 1;
+  int64_t g = resident > 0 ? resident : 1;
+  if (g > kSwapABGridMaxCtas) g = kSwapABGridMaxCtas;
+  const int64_t by_work = units * k_tiles / kSwapABMinKTilesPerCta;
+  if (g > by_work) g = by_work > 0 ? by_work : 1;
+  return int(g);
+}
+
+// TILEGLU_SWAPAB_GRID: a fixed CTA count for the grid stream-K configs (clamped to what fits and
+// to kSwapABGridMaxCtas), to test cut units shared by many CTAs or none. Returns the count for a
+// decimal 1..kSwapABGridMaxCtas, 0 for unset or empty, -1 for anything else.
+inline int parse_swapab_grid(const char* value) {
+  if (value == nullptr || value[0] == '\0') return 0;
+  int n = 0;
+  for (const char* c = value; *c != '\0'; ++c) {
+    if (*c < '0' || *c > '9' || n > kSwapABGridMaxCtas) return -1;
+    n = 10 * n + (*c - '0');
+  }
+  return n >= 1 && n <= kSwapABGridMaxCtas ? n : -1;
+}
+
 // One segment of a stream-K CTA's share: k tiles [k_begin, k_end) of unit `unit`.
 struct SwapABSegment {
   int unit, k_begin, k_end;

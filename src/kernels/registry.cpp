@@ -60,6 +60,8 @@ TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n64_s9_bal)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n8_s12_sk)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n16_s11_sk)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n32_s9_sk)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n8_s12_gsk)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_n16_s11_gsk)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_pp_c96_n128_s5)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_pp_c96_n112_s5)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_pp_c64_n176_s5)
@@ -248,6 +250,12 @@ const KernelEntry kRegistry[] = {
      kernels::launch_k2_swapab_n16_s11_sk_bf16, kernels::launch_k2_swapab_n16_s11_sk_fp16},
     {{"k2_swapab_n32_s9_sk", 2, 32, 64, 64, 9, 1, 1, 0, 1, false, false, 64},
      kernels::launch_k2_swapab_n32_s9_sk_bf16, kernels::launch_k2_swapab_n32_s9_sk_fp16},
+    // Swap-AB on the grid stream-K grid (kSwapABGridStreamK): one run of all units over every
+    // resident CTA, equal k tiles each, cut units met through global memory (cooperative launch).
+    {{"k2_swapab_n8_s12_gsk", 2, 8, 64, 64, 12, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_swapab_n8_s12_gsk_bf16, kernels::launch_k2_swapab_n8_s12_gsk_fp16},
+    {{"k2_swapab_n16_s11_gsk", 2, 16, 64, 64, 11, 1, 1, 0, 1, false, false, 64},
+     kernels::launch_k2_swapab_n16_s11_gsk_bf16, kernels::launch_k2_swapab_n16_s11_gsk_fp16},
     // Swap-AB Pingpong (sm90_swiglu_swapab_pingpong.hpp): tile_n output columns (2 * tile_n
     // weight rows, gate and up interleaved by 8) on the WGMMA's M side, tile_m tokens on its N
     // side, two consumer warpgroups: cuBLAS's nvjet shapes (192 x 128 at 7B M = 256, 1 x 176 at

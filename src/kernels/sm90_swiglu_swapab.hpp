@@ -65,6 +65,16 @@
 // Units of 32 columns (gate and up interleaved by 8 rows in one m64 atom, so pairs balance: 7B
 // 4.5 narrow units per CTA of an even 4.48) ran 1-20 % slower still (commit 18a197d, reverted).
 //
+// Grid stream-K (kGrid == kSwapABGridStreamK, the `_gsk` configs): what the cluster grid cannot
+// give, one run of all units over every CTA that fits (7B: 125.6 k tiles on each of 132 CTAs),
+// the cut units meeting through global memory instead of DSMEM. The same share and owner rule as
+// the cluster grid (a cut unit's owner is the CTA holding its k tile 0; the others hand over
+// their partial right after their first segment); the hand-over is a slot and a lock word per
+// CTA in module memory (sm90_swapab_grid_stream_k_body says why that is safe across launches on
+// concurrent streams and graph replays), and the launch is cooperative so that every CTA a wait
+// depends on is resident. Prediction (session 12): from the balanced grid's 99 CTAs toward the
+// 132-CTA read probe (7B: 67.4 -> 64.1 us of pure read time).
+//
 // Measured (H200, bench/NOTES.md session 4): qwen2.5-0.5b M = 1 7.9 us under ncu (cuBLAS 7.7),
 // 9.4-10.0 us by graph replay at M <= 16, 0.83-0.88x cuBLAS GEMM + silu; 14B-72B at M <= 16 3.9-4.2
 // TB/s; deep rings at one CTA per SM win the smallest and largest models, two CTAs of 5-6 stages
@@ -96,14 +106,18 @@ namespace tileglu::kernels {
 inline constexpr int kSwapABPerUnit = 0;   // one cluster of `splits` CTAs per unit, in waves
 inline constexpr int kSwapABBalanced = 1;  // balanced persistent grid: whole units per CTA
 inline constexpr int kSwapABStreamK = 2;   // cluster stream-K: equal k tiles per CTA
+inline constexpr int kSwapABGridStreamK = 3;  // grid stream-K: equal k tiles per CTA of the GPU
 
 template <class Element_, int kTokens_, int kStages_, int kGrid_ = kSwapABPerUnit>
 struct Sm90SwigluSwapAB {
   using Element = Element_;
   static constexpr int kGrid = kGrid_;
-  static_assert(kGrid == kSwapABPerUnit || kGrid == kSwapABBalanced || kGrid == kSwapABStreamK, "grid mode");
+  static_assert(kGrid == kSwapABPerUnit || kGrid == kSwapABBalanced || kGrid == kSwapABStreamK ||
+                    kGrid == kSwapABGridStreamK,
+                "grid mode");
   static constexpr bool kPersistent = kGrid == kSwapABBalanced;  // balanced persistent grid
   static constexpr bool kStreamK = kGrid == kSwapABStreamK;      // cluster stream-K
+  static constexpr bool kGridStreamK = kGrid == kSwapABGridStreamK;  // grid stream-K
   static constexpr int kTileCols = 64;             // output columns per tile
   static constexpr int kTileRows = 2 * kTileCols;  // weight rows per tile: 64 gate, then 64 up
   static constexpr int kTokens = kTokens_;         // tokens per CTA: the WGMMA's N
@@ -193,8 +207,38 @@ struct Sm90SwigluSwapAB {
     int tiles;    // 64-column tiles: unit u is tile u % tiles of token block u / tiles
     int units;    // tiles x token blocks
     int clusters; // kStreamK: C clusters of `splits` CTAs (the grid), each a run of whole units
+    // kGridStreamK: this launch's tag in the exchange's lock words (swapab_next_epoch), nonzero,
+    // below kSwapABExchangeReady; `splits` is the grid's CTA count.
+    unsigned long long epoch;
   };
 };
+
+// The grid stream-K exchange (kGridStreamK; header comment): per CTA of the grid, a slot for the
+// partial of the cut unit it holds as its first segment and a lock word. Module memory, zero at
+// load, so no allocation under stream capture and no workspace argument; a launch leaves every
+// lock word it took at zero. Per kernel instantiation (tokens, stages, dtype).
+inline constexpr unsigned long long kSwapABExchangeReady = 1ull << 63;  // lock word: the slot is written
+template <class Kernel>
+__device__ float4 g_swapab_exchange_partials[kSwapABGridMaxCtas * (Kernel::kAccumValues / 4) *
+                                             Kernel::kConsumerThreads];
+template <class Kernel>
+__device__ unsigned long long g_swapab_exchange_locks[kSwapABGridMaxCtas];
+
+CUTLASS_DEVICE unsigned long long swapab_load_acquire(unsigned long long const* ptr) {
+  unsigned long long v;
+  asm volatile("ld.acquire.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(ptr) : "memory");
+  return v;
+}
+CUTLASS_DEVICE void swapab_store_release(unsigned long long* ptr, unsigned long long v) {
+  asm volatile("st.release.gpu.global.b64 [%0], %1;" ::"l"(ptr), "l"(v) : "memory");
+}
+
+// A distinct tag per launch in this process (graph replays repeat their captured launch's tag,
+// and a graph's replays run one after another), skipping 0 and the ready bit.
+inline unsigned long long swapab_next_epoch() {
+  static std::atomic<unsigned long long> counter{0};
+  return (counter.fetch_add(1, std::memory_order_relaxed) % (kSwapABExchangeReady - 1)) + 1;
+}
 
 // The producer's TMA copies of one unit's k tiles [k_begin, k_begin + k_count) into the ring
 // (one elected thread).
@@ -376,6 +420,109 @@ CUTLASS_DEVICE void sm90_swapab_stream_k_body(typename Kernel::Params const& p, 
   cute::cluster_wait();
 }
 
+// The grid stream-K schedule's producer and consumer (kGridStreamK; header comment). CTA r's
+// share of the one run of all units is k tiles [T r / G, T (r + 1) / G) of T = units x k_tiles,
+// G = gridDim.x = p.splits. A cut unit's first CTA owns it (its k tile 0 is that CTA's last
+// segment); each later CTA holding part of it holds that part as its first segment, and hands its
+// partial over through its exchange slot:
+//   contributor r: take lock[r] (CAS 0 -> epoch; another launch's owner may still be reading the
+//     slot), write the slot, fence, set lock[r] = epoch | ready;
+//   owner: for each such r in rank order, wait for lock[r] == epoch | ready, add the slot, then
+//     set lock[r] = 0.
+// Contributors publish right after their first segment and owners read at their end, so the wait
+// is normally over before it starts. Waiting across CTAs needs them all resident: the launch is
+// cooperative. A contributor waiting on a lock another launch holds waits for that launch's
+// owner, which waits only on its own launch's contributors, each of which already holds its lock
+// (rank 0 never contributes): no cycle. Deterministic (rank-order sums), like the cluster grids.
+template <class Kernel, class TiledMma, class Accum, class Fragments>
+CUTLASS_DEVICE void sm90_swapab_grid_stream_k_body(typename Kernel::Params const& p,
+                                                   typename Kernel::Pipeline& pipeline,
+                                                   typename Kernel::SharedStorage& smem, TiledMma& tiled_mma,
+                                                   Accum& accum, Fragments const& consumer_fragments,
+                                                   bool is_producer, int wg_thread_idx) {
+  using namespace cute;
+  using PipelineState = typename Kernel::PipelineState;
+  constexpr int kSlotFloat4s = (Kernel::kAccumValues / 4) * Kernel::kConsumerThreads;
+  int const grid = p.splits;
+  int const rank = int(blockIdx.x);
+  SwapABStreamKShare const share(p.units, 1, grid, p.k_tiles, 0, rank);
+
+  if (is_producer) {
+    if (cutlass::canonical_warp_idx_sync() == 0 && cute::elect_one_sync()) {
+      PipelineState write_state{0, 1, 0};
+      for (int64_t pos = share.begin; pos < share.end;) {
+        SwapABSegment const seg = share.segment_at(pos, p.k_tiles);
+        swapab_load_unit<Kernel>(p, pipeline, write_state, smem, seg.unit % p.tiles, seg.unit / p.tiles,
+                                 seg.k_begin, seg.k_end - seg.k_begin);
+        pos += seg.k_end - seg.k_begin;
+      }
+    }
+    return;
+  }
+  float4* const partials = g_swapab_exchange_partials<Kernel>;
+  unsigned long long* const locks = g_swapab_exchange_locks<Kernel>;
+  auto fragments = consumer_fragments();
+  auto& tCrA = get<0>(fragments);
+  auto& tCrB = get<1>(fragments);
+  PipelineState read_state{};
+  for (int64_t pos = share.begin; pos < share.end;) {
+    SwapABSegment const seg = share.segment_at(pos, p.k_tiles);
+    int const count = seg.k_end - seg.k_begin;
+    wgmma_k_sweep(tiled_mma, tCrA, tCrB, accum, pipeline, read_state, count);
+    warpgroup_wait<0>();
+    warpgroup_fence_operand(accum);
+    read_state.advance(uint32_t(count - 1));
+    pipeline.consumer_release(read_state);  // the segment's last stage: its WGMMAs have retired
+    ++read_state;
+    if (seg.k_begin > 0) {
+      // A cut unit's tail (this CTA's first segment): the partial goes to the owner.
+      if (wg_thread_idx == 0) {
+        while (atomicCAS(&locks[rank], 0ull, p.epoch) != 0ull) __nanosleep(64);
+        __threadfence();  // the previous holder's owner read the slot before it freed the lock
+      }
+      cutlass::arch::NamedBarrier::sync(Kernel::kConsumerThreads, 1);
+      float4* const slot = partials + int64_t(rank) * kSlotFloat4s;
+      CUTLASS_PRAGMA_UNROLL
+      for (int v = 0; v < Kernel::kAccumValues; v += 4) {
+        __stcg(&slot[(v / 4) * Kernel::kConsumerThreads + wg_thread_idx],
+               make_float4(accum(v), accum(v + 1), accum(v + 2), accum(v + 3)));
+      }
+      __threadfence();
+      cutlass::arch::NamedBarrier::sync(Kernel::kConsumerThreads, 1);
+      if (wg_thread_idx == 0) swapab_store_release(&locks[rank], p.epoch | kSwapABExchangeReady);
+    } else {
+      if (seg.k_end < p.k_tiles) {
+        // A cut unit's head (this CTA's last segment): add the partials of the CTAs that hold the
+        // rest of it, in rank order.
+        int64_t const unit_last = int64_t(seg.unit + 1) * p.k_tiles - 1;
+        for (int peer = rank + 1; peer < grid && share.range_begin(peer, grid) <= unit_last; ++peer) {
+          if (share.range_begin(peer, grid) == share.range_begin(peer + 1, grid)) continue;  // empty share
+          if (wg_thread_idx == 0) {
+            while (swapab_load_acquire(&locks[peer]) != (p.epoch | kSwapABExchangeReady)) __nanosleep(32);
+          }
+          cutlass::arch::NamedBarrier::sync(Kernel::kConsumerThreads, 1);
+          float4 const* const slot = partials + int64_t(peer) * kSlotFloat4s;
+          CUTLASS_PRAGMA_UNROLL
+          for (int v = 0; v < Kernel::kAccumValues; v += 4) {
+            float4 const q = __ldcg(&slot[(v / 4) * Kernel::kConsumerThreads + wg_thread_idx]);
+            accum(v) += q.x;
+            accum(v + 1) += q.y;
+            accum(v + 2) += q.z;
+            accum(v + 3) += q.w;
+          }
+          cutlass::arch::NamedBarrier::sync(Kernel::kConsumerThreads, 1);  // every read done
+          if (wg_thread_idx == 0) {
+            __threadfence();
+            swapab_store_release(&locks[peer], 0ull);
+          }
+        }
+      }
+      swapab_store_unit<Kernel>(accum, p, seg.unit % p.tiles, seg.unit / p.tiles, 1, 0, 0u, wg_thread_idx);
+    }
+    pos += count;
+  }
+}
+
 template <class Kernel>
 __global__ void __launch_bounds__(Kernel::kThreads, Kernel::kMinCtasPerSm)
 sm90_swiglu_swapab_kernel(__grid_constant__ typename Kernel::Params const p) {
@@ -418,6 +565,9 @@ sm90_swiglu_swapab_kernel(__grid_constant__ typename Kernel::Params const p) {
   if constexpr (Kernel::kStreamK) {
     sm90_swapab_stream_k_body<Kernel>(p, pipeline, smem, tiled_mma, accum, consumer_fragments, is_producer,
                                       wg_thread_idx);
+  } else if constexpr (Kernel::kGridStreamK) {
+    sm90_swapab_grid_stream_k_body<Kernel>(p, pipeline, smem, tiled_mma, accum, consumer_fragments,
+                                           is_producer, wg_thread_idx);
   } else if constexpr (Kernel::kPersistent) {
     // Units blockIdx.x, blockIdx.x + gridDim.x, ...: the producer runs ahead over unit borders
     // (the ring does not drain between units), the consumer stores a unit while the next one's
@@ -541,7 +691,7 @@ cudaError_t launch_sm90_swiglu_swapab(SwigluParams const& p, int sm_count, cudaS
       make_tma_copy(SM90_TMA_LOAD{}, gmem(p.w_up, p.i, p.k, p.ld_up), typename Kernel::SmemLayoutAHalf{}),
       make_tma_copy(SM90_TMA_LOAD{}, gmem(p.x, p.m, p.k, p.ldx), typename Kernel::SmemLayoutBStage{}),
       static_cast<Element*>(p.out), p.ld_out, p.m, p.k, p.i,
-      (p.k - 1) / Kernel::kTileK + 1, 1, int(tiles), int(tiles * token_blocks), 1};
+      (p.k - 1) / Kernel::kTileK + 1, 1, int(tiles), int(tiles * token_blocks), 1, 0ull};
 
   auto* kernel = &sm90_swiglu_swapab_kernel<Kernel>;
   cudaError_t err = opt_in_shared_memory_once<Kernel>(kernel, Kernel::kSmemBytes);
@@ -574,6 +724,46 @@ cudaError_t launch_sm90_swiglu_swapab(SwigluParams const& p, int sm_count, cudaS
     Sm90Launch launch(dim3(unsigned(plan.clusters * plan.splits), 1, 1), Kernel::kThreads, Kernel::kSmemBytes,
                       stream, unsigned(plan.splits));
     return launch.launch(kernel, params);
+  } else if constexpr (Kernel::kGridStreamK) {
+    // Every CTA that fits at once (decode_plan.h swapab_grid_stream_k_ctas), or
+    // TILEGLU_SWAPAB_GRID's count within that.
+    int const per_sm = once_per_device([&] {
+      int blocks = 0;
+      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, Kernel::kThreads, Kernel::kSmemBytes) !=
+          cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+      }
+      return blocks;
+    });
+    if (per_sm <= 0) return cudaErrorLaunchOutOfResources;
+    int64_t const resident = int64_t(sm_count > 0 ? sm_count : 1) * per_sm;
+    int grid = swapab_grid_stream_k_ctas(params.units, params.k_tiles, resident);
+    char const* forced = std::getenv("TILEGLU_SWAPAB_GRID");
+    int const forced_grid = parse_swapab_grid(forced);
+    if (forced_grid > 0) {
+      grid = int(forced_grid < resident ? forced_grid : resident);
+    } else if (forced_grid < 0) {
+      std::fprintf(stderr, "tileglu: warning: TILEGLU_SWAPAB_GRID=%s is not 1-%d; the plan decides\n", forced,
+                   kSwapABGridMaxCtas);
+    }
+    params.epoch = swapab_next_epoch();
+    // Cooperative: the CTAs wait on each other's partials. Where fewer SMs are this context's
+    // than the device has (MPS, green contexts), the launch says so and a smaller grid runs.
+    cudaLaunchAttribute cooperative{};
+    cooperative.id = cudaLaunchAttributeCooperative;
+    cooperative.val.cooperative = 1;
+    for (;;) {
+      params.splits = grid;
+      Sm90Launch launch(dim3(unsigned(grid), 1, 1), Kernel::kThreads, Kernel::kSmemBytes, stream);
+      cudaLaunchConfig_t config = *launch.get();
+      config.attrs = &cooperative;
+      config.numAttrs = 1;
+      cudaError_t const status = cudaLaunchKernelEx(&config, kernel, params);
+      if (status != cudaErrorCooperativeLaunchTooLarge || grid == 1) return status;
+      (void)cudaGetLastError();  // the refused launch's error is not the caller's
+      grid = (grid + 1) / 2;
+    }
   } else if constexpr (Kernel::kPersistent) {
     // CTAs that fit on an SM at once (by the shared memory and registers), asked once per device.
     int const per_sm = once_per_device([&] {

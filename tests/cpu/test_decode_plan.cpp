@@ -179,7 +179,7 @@ TEST(DecodeConfigs, ValidOnlyUpToMaxM) {
       }
     }
   }
-  EXPECT_EQ(decode, 22);  // 5 mma.sync decode configs, 9 swap-AB WGMMA configs, 5 balanced, 3 stream-K
+  EXPECT_EQ(decode, 24);  // 5 mma.sync decode configs, 9 swap-AB WGMMA, 5 balanced, 3 cluster and 2 grid stream-K
 }
 
 // The balanced persistent grid of the `_bal` swap-AB configs (decode_plan.h): every CTA gets the
@@ -232,13 +232,16 @@ TEST(SwapABStreamKPlan, QwenShapesWhenEveryClusterSizeFillsTheGpu) {
 // The stream-K shares cover every k tile of every unit exactly once; a segment cut at its start
 // is its CTA's first, one cut at its end its CTA's last, and a cut unit's owner (k tile 0) is
 // followed in rank order by exactly the CTAs that hold the rest of it: what the kernel's
-// partial exchange and its two cluster-barrier phases rely on.
+// partial exchange and its two cluster-barrier phases rely on. Splits past 4 with one cluster are
+// the grid stream-K grid (kSwapABGridStreamK: one run over G CTAs, up to kSwapABGridMaxCtas, some
+// shares empty where G exceeds the k tiles), whose one exchange slot per CTA rests on the same
+// rule: only a CTA's first segment is handed over.
 TEST(SwapABStreamKShare, CoversEveryKTileOnceAndOrdersOwners) {
   for (int units : {1, 3, 10, 76, 296, 462}) {
     for (int k_tiles : {1, 2, 14, 56, 128}) {
-      for (int splits : {2, 3, 4}) {
+      for (int splits : {2, 3, 4, 7, 132, kSwapABGridMaxCtas}) {
         for (int clusters : {1, 5, 33, 66}) {
-          if (clusters > units) continue;
+          if (clusters > units || (splits > 4 && clusters > 1)) continue;
           std::vector<int> covered(size_t(units) * k_tiles, 0);
           for (int c = 0; c < clusters; ++c) {
             // For each unit of the cluster: the ranks holding part of it, in order.
@@ -280,6 +283,27 @@ TEST(SwapABStreamKShare, CoversEveryKTileOnceAndOrdersOwners) {
       }
     }
   }
+}
+
+// The grid stream-K grid: every resident CTA, at most kSwapABGridMaxCtas, and no more than leave
+// each CTA kSwapABMinKTilesPerCta k tiles.
+TEST(SwapABGridStreamK, CtasAndForcedGrid) {
+  EXPECT_EQ(swapab_grid_stream_k_ctas(296, 56, 132), 132);   // qwen2.5-7b: 125.6 k tiles per CTA
+  EXPECT_EQ(swapab_grid_stream_k_ctas(462, 128, 264), kSwapABGridMaxCtas);
+  EXPECT_EQ(swapab_grid_stream_k_ctas(1, 8, 132), 2);        // 8 k tiles: 2 CTAs of 4
+  EXPECT_EQ(swapab_grid_stream_k_ctas(1, 2, 132), 1);
+  EXPECT_EQ(swapab_grid_stream_k_ctas(0, 56, 132), 1);
+  EXPECT_EQ(swapab_grid_stream_k_ctas(296, 56, 0), 1);       // occupancy unknown: one CTA
+  EXPECT_EQ(parse_swapab_grid(nullptr), 0);
+  EXPECT_EQ(parse_swapab_grid(""), 0);
+  EXPECT_EQ(parse_swapab_grid("1"), 1);
+  EXPECT_EQ(parse_swapab_grid("132"), 132);
+  EXPECT_EQ(parse_swapab_grid("160"), 160);
+  EXPECT_EQ(parse_swapab_grid("161"), -1);
+  EXPECT_EQ(parse_swapab_grid("0"), -1);
+  EXPECT_EQ(parse_swapab_grid("-3"), -1);
+  EXPECT_EQ(parse_swapab_grid("12x"), -1);
+  EXPECT_EQ(parse_swapab_grid("99999999999999999999"), -1);
 }
 
 // The swap-AB kernel's split of K over a cluster (decode_plan.h): the Qwen2.5 shapes on 132 SMs

@@ -60,7 +60,8 @@ with tempfile.TemporaryDirectory() as tmp:
     row72 = "| qwen2.5-72b | 4096 | 8192 | 29568 | k2_pingpong_128x64x64_s6 | 5000.0 | %.0f | 1.000 | 0.909 | 0.500 |" % (
         2 * 4096 * 8192 * 2 * 29568 / 5000e-6 / 1e12)
     check(row72 in body, "headline row for 72b M=4096: " + row72)
-    check("| qwen2.5-0.5b | 1 |" not in body, "M=1 is not a headline row")
+    headline = body.split("Geometric mean over these rows")[0]
+    check("| qwen2.5-0.5b | 1 |" not in headline, "M=1 is not a headline row")
 
     # Headline geomeans: sqrt(1.25 * 1.0), sqrt(0.8 * 0.90909).
     g1 = "%.3f" % math.sqrt(1.25 * 1.0)
@@ -84,6 +85,17 @@ with tempfile.TemporaryDirectory() as tmp:
     check("| qwen2.5-72b |  |  | 0.91 | 0.909 |" in best, "best-baseline row for 72b")
     check("At or below 1.00 on 2 of 3 rows; geometric mean %.3f." % (1.1 * 0.8 * 5000.0 / 5500.0) ** (1 / 3)
           in best, "best-baseline count and geomean")
+
+    # Issue 5's decode bar at M <= 16: 0.5b M=1, weights 2*4864*896*2 bytes in 5.5 us (graph);
+    # the bar max(0.91 * 6.0, bytes / 4.5 TB/s) = 5.46 us; no stream probe in the fixture.
+    decode = body.split("M ≤ 16, CUDA-graph replay")[1] if "M ≤ 16, CUDA-graph replay" in body else ""
+    wbytes = 2 * 4864 * 896 * 2
+    bar = max(0.91 * 6.0, wbytes / 4.5e12 * 1e6)
+    row = "| qwen2.5-0.5b | 1 | %.1f | 5.50 | %.2f | 6.00 | %.2f | %.3f | – |" % (
+        wbytes * 1e-6, wbytes / 5.5e-6 * 1e-12, bar, 5.5 / bar)
+    check(row in decode, "decode bar row for 0.5b M=1: " + row)
+    check("| qwen2.5-0.5b | 2048 |" not in decode, "M=2048 is not a decode bar row")
+    check("At or below the bar on 0 of 1 rows." in decode, "decode bar count")
 
     # Idempotent, and --check agrees.
     before = open(readme, encoding="utf-8").read()

@@ -74,6 +74,8 @@ const KernelEntry kEntries[] = {
     {{"k2_swapab_n8_s12_sk", 2, 8, 64, 64, 12, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
     {{"k2_swapab_n16_s11_sk", 2, 16, 64, 64, 11, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
     {{"k2_swapab_n32_s9_sk", 2, 32, 64, 64, 9, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
+    {{"k2_swapab_n8_s12_gsk", 2, 8, 64, 64, 12, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
+    {{"k2_swapab_n16_s11_gsk", 2, 16, 64, 64, 11, 1, 1, 0, 1, false, false, 64}, fake_launch, fake_launch},
     {{"k2_swapab_pp_c96_n128_s5", 2, 128, 96, 64, 5, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k2_swapab_pp_c96_n112_s5", 2, 112, 96, 64, 5, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k2_swapab_pp_c64_n176_s5", 2, 176, 64, 64, 5, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
@@ -82,7 +84,7 @@ const KernelEntry kEntries[] = {
     {{"k2_swapab_coop_c96_n256_s4", 2, 256, 96, 64, 4, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k2_swapab_coop_c128_n128_s4", 2, 128, 128, 64, 4, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
 };
-constexpr int kEntryCount = 58;
+constexpr int kEntryCount = 60;
 constexpr int kS6 = 0;        // 128x64
 constexpr int kC2 = 1;        // 128x64, cluster 1x2 multicasting X
 constexpr int kS8 = 2;        // 64x64

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <regex>
 #include <string>
@@ -196,12 +197,23 @@ TEST_P(SwigluGpu, MatchesReference) {
     // more k tiles (18) than stages: the case the consumers' ordering barrier exists for.
     shapes.push_back(Shape{1100, 1096, 4104});
   }
-  // The stream-K configs run every cluster size (TILEGLU_SWAPAB_SPLITS) besides their own choice.
-  const bool stream_k = config.size() > 3 && config.compare(config.size() - 3, 3, "_sk") == 0;
+  // The stream-K configs run every cluster size (TILEGLU_SWAPAB_SPLITS) besides their own choice;
+  // the grid stream-K ones grids of 1 CTA (nothing cut), 5 and 37 (units cut across two or
+  // three CTAs) and 160 (short shares: one unit over many CTAs, empty shares on the smallest
+  // shapes), through TILEGLU_SWAPAB_GRID.
+  auto ends_with = [&](const char* tail) {
+    const size_t n = std::strlen(tail);
+    return config.size() > n && config.compare(config.size() - n, n, tail) == 0;
+  };
+  const bool stream_k = ends_with("_sk") && !ends_with("_gsk");
+  const bool grid_stream_k = ends_with("_gsk");
+  const char* const split_variable = grid_stream_k ? "TILEGLU_SWAPAB_GRID" : "TILEGLU_SWAPAB_SPLITS";
   const std::vector<std::string> split_settings =
-      stream_k ? std::vector<std::string>{"", "2", "3", "4"} : std::vector<std::string>{""};
+      stream_k        ? std::vector<std::string>{"", "2", "3", "4"}
+      : grid_stream_k ? std::vector<std::string>{"", "1", "5", "37", "160"}
+                      : std::vector<std::string>{""};
   for (const std::string& splits : split_settings) {
-    setenv("TILEGLU_SWAPAB_SPLITS", splits.c_str(), 1);
+    setenv(split_variable, splits.c_str(), 1);
     for (const Shape& s : shapes) {
       if (max_m > 0 && s.m > max_m) continue;  // the config is not valid there
       for (bool exact : {true, false}) {
@@ -251,6 +263,7 @@ TEST_P(SwigluGpu, MatchesReference) {
     }
   }
   unsetenv("TILEGLU_SWAPAB_SPLITS");
+  unsetenv("TILEGLU_SWAPAB_GRID");
   unsetenv("TILEGLU_FORCE_CONFIG");
 }
 
@@ -299,6 +312,8 @@ INSTANTIATE_TEST_SUITE_P(
                                      // The same on the cluster stream-K grid.
                                      "k2_swapab_n8_s12_sk", "k2_swapab_n16_s11_sk",
                                      "k2_swapab_n32_s9_sk",
+                                     // Grid stream-K (cut units met in global memory).
+                                     "k2_swapab_n8_s12_gsk", "k2_swapab_n16_s11_gsk",
                                      // Swap-AB Pingpong: interleaved gate/up rows, tokens on N.
                                      "k2_swapab_pp_c96_n128_s5", "k2_swapab_pp_c96_n112_s5",
                                      "k2_swapab_pp_c64_n176_s5",
@@ -353,6 +368,97 @@ TEST(SwigluGpuDispatch, AccumulationModeSelectsTheConfig) {
   run_case(c, false, &mismatches);
   EXPECT_EQ(mismatches, 0);
   unsetenv("TILEGLU_ACCUMULATION");
+}
+
+// The grid stream-K configs share one exchange (slots and lock words in module memory) between
+// every launch of a config: launches on four streams at once, on grids small enough that several
+// are resident together, then the same launches captured into one graph and replayed, must all
+// match the reference, and every launch must finish (no lock left held).
+TEST(SwigluGpuGridStreamK, ConcurrentStreamsAndGraphReplay) {
+  if (!have_sm90()) GTEST_SKIP() << "needs an sm_90 GPU (H100/H200); none on this machine";
+  setenv("TILEGLU_FORCE_CONFIG", "k2_swapab_n16_s11_gsk", 1);
+  setenv("TILEGLU_SWAPAB_GRID", "30", 1);
+  constexpr int kStreams = 4;
+  const Shape shape{16, 2056, 4864};  // 76 units of 33 k tiles: 83.6 k tiles per CTA of 30
+  std::vector<Case> cases;
+  for (int s = 0; s < kStreams; ++s) cases.emplace_back(Format::kBF16, shape, false, 500 + s);
+  const size_t elem = 2;
+  std::vector<DeviceBuffer*> bufs;
+  std::vector<cudaStream_t> streams(kStreams);
+  std::vector<void*> dx(kStreams), dw(kStreams), dout(kStreams);
+  for (int s = 0; s < kStreams; ++s) {
+    const Case& c = cases[s];
+    bufs.push_back(new DeviceBuffer(c.x.size() * elem));
+    dx[s] = bufs.back()->p;
+    bufs.push_back(new DeviceBuffer(c.w.size() * elem));
+    dw[s] = bufs.back()->p;
+    bufs.push_back(new DeviceBuffer(c.s.m * c.ld_out * elem));
+    dout[s] = bufs.back()->p;
+    ASSERT_NE(dout[s], nullptr);
+    CUDA_OK(cudaMemcpy(dx[s], c.x.data(), c.x.size() * elem, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(dw[s], c.w.data(), c.w.size() * elem, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking));
+  }
+  auto launch_all = [&](int rounds) {
+    for (int r = 0; r < rounds; ++r) {
+      for (int s = 0; s < kStreams; ++s) {
+        const Case& c = cases[s];
+        ASSERT_EQ(tileglu_swiglu_stacked(TILEGLU_DTYPE_BF16, c.s.m, c.s.k, c.s.i, dx[s], c.ldx, dw[s],
+                                         c.ldw, dout[s], c.ld_out, streams[s]),
+                  TILEGLU_SUCCESS)
+            << tileglu_last_error_message();
+      }
+    }
+  };
+  auto check_all = [&](const char* what) {
+    for (int s = 0; s < kStreams; ++s) {
+      const Case& c = cases[s];
+      std::vector<uint16_t> out(c.s.m * c.ld_out);
+      CUDA_OK(cudaMemcpy(out.data(), dout[s], out.size() * elem, cudaMemcpyDeviceToHost));
+      int64_t bad = 0;
+      for (int64_t r = 0; r < c.s.m; ++r)
+        for (int64_t col = 0; col < c.s.i; ++col)
+          bad += tileglu::reference::more_than_one_ulp(c.format, out[r * c.ld_out + col], c.ref[r * c.s.i + col]);
+      EXPECT_LE(bad, (c.s.m * c.s.i + 999) / 1000) << what << " stream " << s;
+    }
+  };
+  for (int s = 0; s < kStreams; ++s) CUDA_OK(cudaMemset(dout[s], 0xFF, cases[s].s.m * cases[s].ld_out * elem));
+  launch_all(50);
+  CUDA_OK(cudaDeviceSynchronize());
+  check_all("concurrent streams");
+
+  // One graph: stream 0 forks to the others, each stream's launches captured, joined back.
+  std::vector<cudaEvent_t> fork(kStreams), join(kStreams);
+  for (int s = 0; s < kStreams; ++s) {
+    CUDA_OK(cudaEventCreateWithFlags(&fork[s], cudaEventDisableTiming));
+    CUDA_OK(cudaEventCreateWithFlags(&join[s], cudaEventDisableTiming));
+  }
+  for (int s = 0; s < kStreams; ++s) CUDA_OK(cudaMemset(dout[s], 0xFF, cases[s].s.m * cases[s].ld_out * elem));
+  cudaGraph_t graph = nullptr;
+  CUDA_OK(cudaStreamBeginCapture(streams[0], cudaStreamCaptureModeGlobal));
+  CUDA_OK(cudaEventRecord(fork[0], streams[0]));
+  for (int s = 1; s < kStreams; ++s) CUDA_OK(cudaStreamWaitEvent(streams[s], fork[0], 0));
+  launch_all(3);
+  for (int s = 1; s < kStreams; ++s) {
+    CUDA_OK(cudaEventRecord(join[s], streams[s]));
+    CUDA_OK(cudaStreamWaitEvent(streams[0], join[s], 0));
+  }
+  CUDA_OK(cudaStreamEndCapture(streams[0], &graph));
+  cudaGraphExec_t exec = nullptr;
+  CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 20; ++replay) CUDA_OK(cudaGraphLaunch(exec, streams[0]));
+  CUDA_OK(cudaStreamSynchronize(streams[0]));
+  check_all("graph replay");
+  CUDA_OK(cudaGraphExecDestroy(exec));
+  CUDA_OK(cudaGraphDestroy(graph));
+  for (int s = 0; s < kStreams; ++s) {
+    CUDA_OK(cudaEventDestroy(fork[s]));
+    CUDA_OK(cudaEventDestroy(join[s]));
+    CUDA_OK(cudaStreamDestroy(streams[s]));
+  }
+  for (DeviceBuffer* b : bufs) delete b;
+  unsetenv("TILEGLU_SWAPAB_GRID");
+  unsetenv("TILEGLU_FORCE_CONFIG");
 }
 
 }  // namespace
