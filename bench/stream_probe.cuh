@@ -156,7 +156,10 @@ inline cudaError_t launch_ld_tiles(const void* src, int64_t rows, int64_t row_by
 }
 
 // `ctas` CTAs, one per SM (ctas <= the SM count).
-inline cudaError_t launch_bulk(const void* src, int64_t bytes, uint32_t* sink, int ctas, cudaStream_t s) {
+// cooperative: launched as the grid stream-K kernels are (cudaLaunchAttributeCooperative), to
+// price that launch mode on a kernel that only streams (session 12).
+inline cudaError_t launch_bulk(const void* src, int64_t bytes, uint32_t* sink, int ctas, cudaStream_t s,
+                               bool cooperative = false) {
   const int smem = kBulkSlots * kBulkChunk;
   static bool opted_in = false;
   if (!opted_in) {
@@ -164,8 +167,21 @@ inline cudaError_t launch_bulk(const void* src, int64_t bytes, uint32_t* sink, i
     if (err != cudaSuccess) return err;
     opted_in = true;
   }
-  read_bulk<<<ctas, 32, smem, s>>>(static_cast<const char*>(src), bytes, sink);
-  return cudaPeekAtLastError();
+  if (!cooperative) {
+    read_bulk<<<ctas, 32, smem, s>>>(static_cast<const char*>(src), bytes, sink);
+    return cudaPeekAtLastError();
+  }
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeCooperative;
+  attr.val.cooperative = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(unsigned(ctas), 1, 1);
+  config.blockDim = dim3(32, 1, 1);
+  config.dynamicSmemBytes = size_t(smem);
+  config.stream = s;
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, read_bulk, static_cast<const char*>(src), bytes, sink);
 }
 
 }  // namespace stream_probe

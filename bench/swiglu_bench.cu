@@ -1722,6 +1722,7 @@ struct StreamProbe {
   double tiles_us = NAN;  // ld.global in weight-tile order (row blocks, 128 B per row per step)
   int bal_ctas = 0;       // the swap-AB decode kernel's balanced grid for this model's 64-column units
   double bulk_bal_us = NAN;  // bulk on bal_ctas CTAs
+  double bulk_coop_us = NAN;  // bulk on one CTA per SM, launched cooperatively
 };
 
 StreamProbe measure_stream_probe(Context& ctx, const Model& md, const void* weights) {
@@ -1750,6 +1751,10 @@ StreamProbe measure_stream_probe(Context& ctx, const Model& md, const void* weig
   Timing bulk_bal = time_variant_graph(dev, ctx.topt, [&](cudaStream_t s) {
     return stream_probe::launch_bulk(weights, bytes, sink, sp.bal_ctas, s) == cudaSuccess;
   });
+  Timing bulk_coop = time_variant_graph(dev, ctx.topt, [&](cudaStream_t s) {
+    return stream_probe::launch_bulk(weights, bytes, sink, dev.sm_count, s, true) == cudaSuccess;
+  });
+  sp.bulk_coop_us = bulk_coop.median_us;
   sp.ld_global_us = ld.median_us;
   sp.bulk_us = bulk.median_us;
   sp.tiles_us = tiles.median_us;
@@ -2359,10 +2364,11 @@ int main(int argc, char** argv) {
         probes.push_back(measure_stream_probe(ctx, md, b.w));
         const StreamProbe& sp = probes.back();
         std::printf("  stream %-13s %7.1f MB: ld.global %8.2f us = %.2f TB/s, bulk copy %8.2f us = %.2f TB/s, "
-                    "tile order %8.2f us = %.2f TB/s, bulk on %d CTAs %8.2f us = %.2f TB/s (graph replay, L2 flushed)\n",
+                    "tile order %8.2f us = %.2f TB/s, bulk on %d CTAs %8.2f us = %.2f TB/s, bulk cooperative %8.2f us "
+                    "(graph replay, L2 flushed)\n",
                     sp.model.c_str(), sp.bytes * 1e-6, sp.ld_global_us, sp.bytes / sp.ld_global_us * 1e-6,
                     sp.bulk_us, sp.bytes / sp.bulk_us * 1e-6, sp.tiles_us, sp.bytes / sp.tiles_us * 1e-6, sp.bal_ctas,
-                    sp.bulk_bal_us, sp.bytes / sp.bulk_bal_us * 1e-6);
+                    sp.bulk_bal_us, sp.bytes / sp.bulk_bal_us * 1e-6, sp.bulk_coop_us);
       }
       std::fflush(stdout);
     }
@@ -2444,10 +2450,11 @@ int main(int argc, char** argv) {
     const StreamProbe& sp = probes[j];
     std::fprintf(f,
                  "%s{\"model\": %s, \"bytes\": %s, \"ld_global_graph_us\": %s, \"bulk_graph_us\": %s, "
-                 "\"tiles_graph_us\": %s, \"bulk_bal_ctas\": %d, \"bulk_bal_graph_us\": %s}",
+                 "\"tiles_graph_us\": %s, \"bulk_bal_ctas\": %d, \"bulk_bal_graph_us\": %s, "
+                 "\"bulk_cooperative_graph_us\": %s}",
                  j ? ", " : "", jstr(sp.model).c_str(), jint(static_cast<int64_t>(sp.bytes)).c_str(),
                  jnum(sp.ld_global_us).c_str(), jnum(sp.bulk_us).c_str(), jnum(sp.tiles_us).c_str(), sp.bal_ctas,
-                 jnum(sp.bulk_bal_us).c_str());
+                 jnum(sp.bulk_bal_us).c_str(), jnum(sp.bulk_coop_us).c_str());
   }
   std::fprintf(f, "],\n");
   std::fprintf(f, "  \"date\": %s,\n", jstr(utc_date()).c_str());
