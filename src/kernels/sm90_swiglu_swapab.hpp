@@ -183,7 +183,10 @@ struct Sm90SwigluSwapAB {
     };
     // Stream-K: this CTA's partial of the unit it holds as its first segment, read by the unit's
     // owner through DSMEM while this CTA's ring keeps streaming (so it cannot alias the ring).
-    alignas(16) float stream_partial[kStreamK ? kAccumValues * kConsumerThreads : 4];
+    alignas(16) float stream_partial[kStreamK || kGridStreamK ? kAccumValues * kConsumerThreads : 4];
+    // Grid stream-K: the sum of the partials of the cut unit this CTA owns, in its consumer's
+    // layout, staged by the exchange warp from the peers' global slots.
+    alignas(16) float owner_partial[kGridStreamK ? kAccumValues * kConsumerThreads : 4];
     typename Pipeline::SharedStorage pipeline;
   };
   static constexpr int kSmemBytes = int(sizeof(SharedStorage)) + 1024;  // + 1024: alignment slack
@@ -420,20 +423,30 @@ CUTLASS_DEVICE void sm90_swapab_stream_k_body(typename Kernel::Params const& p, 
   cute::cluster_wait();
 }
 
-// The grid stream-K schedule's producer and consumer (kGridStreamK; header comment). CTA r's
-// share of the one run of all units is k tiles [T r / G, T (r + 1) / G) of T = units x k_tiles,
-// G = gridDim.x = p.splits. A cut unit's first CTA owns it (its k tile 0 is that CTA's last
-// segment); each later CTA holding part of it holds that part as its first segment, and hands its
-// partial over through its exchange slot:
+// The grid stream-K schedule (kGridStreamK; header comment). CTA r's share of the one run of all
+// units is k tiles [T r / G, T (r + 1) / G) of T = units x k_tiles, G = gridDim.x = p.splits. A
+// cut unit's first CTA owns it (its k tile 0 is that CTA's last segment); each later CTA holding
+// part of it holds that part as its first segment and hands its partial over through its
+// exchange slot:
 //   contributor r: take lock[r] (CAS 0 -> epoch; another launch's owner may still be reading the
 //     slot), write the slot, fence, set lock[r] = epoch | ready;
-//   owner: for each such r in rank order, wait for lock[r] == epoch | ready, add the slot, then
-//     set lock[r] = 0.
-// Contributors publish right after their first segment and owners read at their end, so the wait
-// is normally over before it starts. Waiting across CTAs needs them all resident: the launch is
-// cooperative. A contributor waiting on a lock another launch holds waits for that launch's
-// owner, which waits only on its own launch's contributors, each of which already holds its lock
-// (rank 0 never contributes): no cycle. Deterministic (rank-order sums), like the cluster grids.
+//   owner: for each such r in rank order, wait for lock[r] == epoch | ready, add the slot to the
+//     sum, then set lock[r] = 0.
+// The consumer warpgroup does neither: a stall of its sweep is a stall of the CTA's weight stream
+// (the ring is full of landed stages it has not read, so the producer cannot issue), which the
+// first version, doing both in the consumer, paid on every CTA (session 12: 1.3-4 us over the
+// balanced grid, 0.5B-72B). So warp 1 of the producer warpgroup, idle otherwise, is the exchange
+// warp: the consumer stages its contribution in shared memory and arrives on kStagedBarrier
+// without waiting; the exchange warp takes the lock, copies it out and publishes; then it waits
+// for the owned unit's peers, sums their slots into shared memory and arrives on
+// kOwnedBarrier, on which the consumer waits only when it reaches that unit's end.
+// Waiting across CTAs needs them all resident: the launch is cooperative. A contributor waiting
+// on a lock another launch holds waits for that launch's owner, which waits only on its own
+// launch's contributors, each of which already holds its lock (rank 0 never contributes): no
+// cycle. Deterministic (rank-order sums), like the cluster grids.
+inline constexpr int kStagedBarrier = 2;  // CUTLASS user named barriers (1 is the split-K one)
+inline constexpr int kOwnedBarrier = 3;
+
 template <class Kernel, class TiledMma, class Accum, class Fragments>
 CUTLASS_DEVICE void sm90_swapab_grid_stream_k_body(typename Kernel::Params const& p,
                                                    typename Kernel::Pipeline& pipeline,
@@ -443,24 +456,82 @@ CUTLASS_DEVICE void sm90_swapab_grid_stream_k_body(typename Kernel::Params const
   using namespace cute;
   using PipelineState = typename Kernel::PipelineState;
   constexpr int kSlotFloat4s = (Kernel::kAccumValues / 4) * Kernel::kConsumerThreads;
+  constexpr int kExchangeThreads = Kernel::kConsumerThreads + cutlass::NumThreadsPerWarp;
   int const grid = p.splits;
   int const rank = int(blockIdx.x);
   SwapABStreamKShare const share(p.units, 1, grid, p.k_tiles, 0, rank);
+  // What this CTA hands over and what it owns, known alike to the consumer and the exchange warp.
+  bool const contributes = share.begin < share.end && share.segment_at(share.begin, p.k_tiles).k_begin > 0;
+  int64_t owned_last = -1;  // the owned cut unit's last run position, or -1
+  if (share.begin < share.end) {
+    int64_t const last_unit_start = (share.end - 1) / p.k_tiles * p.k_tiles;
+    SwapABSegment const last = share.segment_at(last_unit_start > share.begin ? last_unit_start : share.begin,
+                                                p.k_tiles);
+    if (last.k_begin == 0 && last.k_end < p.k_tiles) owned_last = int64_t(last.unit + 1) * p.k_tiles - 1;
+  }
 
   if (is_producer) {
-    if (cutlass::canonical_warp_idx_sync() == 0 && cute::elect_one_sync()) {
-      PipelineState write_state{0, 1, 0};
-      for (int64_t pos = share.begin; pos < share.end;) {
-        SwapABSegment const seg = share.segment_at(pos, p.k_tiles);
-        swapab_load_unit<Kernel>(p, pipeline, write_state, smem, seg.unit % p.tiles, seg.unit / p.tiles,
-                                 seg.k_begin, seg.k_end - seg.k_begin);
-        pos += seg.k_end - seg.k_begin;
+    int const warp = cutlass::canonical_warp_idx_sync();
+    if (warp == 0) {
+      if (cute::elect_one_sync()) {
+        PipelineState write_state{0, 1, 0};
+        for (int64_t pos = share.begin; pos < share.end;) {
+          SwapABSegment const seg = share.segment_at(pos, p.k_tiles);
+          swapab_load_unit<Kernel>(p, pipeline, write_state, smem, seg.unit % p.tiles, seg.unit / p.tiles,
+                                   seg.k_begin, seg.k_end - seg.k_begin);
+          pos += seg.k_end - seg.k_begin;
+        }
+      }
+    } else if (warp == 1) {
+      // The exchange warp.
+      int const lane = int(threadIdx.x) % cutlass::NumThreadsPerWarp;
+      float4* const partials = g_swapab_exchange_partials<Kernel>;
+      unsigned long long* const locks = g_swapab_exchange_locks<Kernel>;
+      if (contributes) {
+        cutlass::arch::NamedBarrier::sync(kExchangeThreads, kStagedBarrier);
+        if (lane == 0) {
+          while (atomicCAS(&locks[rank], 0ull, p.epoch) != 0ull) __nanosleep(64);
+          __threadfence();  // the previous holder's owner read the slot before it freed the lock
+        }
+        __syncwarp();
+        float4 const* const staged = reinterpret_cast<float4 const*>(smem.stream_partial);
+        float4* const slot = partials + int64_t(rank) * kSlotFloat4s;
+        for (int j = lane; j < kSlotFloat4s; j += cutlass::NumThreadsPerWarp) __stcg(&slot[j], staged[j]);
+        __threadfence();
+        __syncwarp();
+        if (lane == 0) swapab_store_release(&locks[rank], p.epoch | kSwapABExchangeReady);
+      }
+      if (owned_last >= 0) {
+        float4* const sum = reinterpret_cast<float4*>(smem.owner_partial);
+        bool first = true;
+        for (int peer = rank + 1; peer < grid && share.range_begin(peer, grid) <= owned_last; ++peer) {
+          if (share.range_begin(peer, grid) == share.range_begin(peer + 1, grid)) continue;  // empty share
+          if (lane == 0) {
+            while (swapab_load_acquire(&locks[peer]) != (p.epoch | kSwapABExchangeReady)) __nanosleep(32);
+          }
+          __syncwarp();
+          float4 const* const slot = partials + int64_t(peer) * kSlotFloat4s;
+          for (int j = lane; j < kSlotFloat4s; j += cutlass::NumThreadsPerWarp) {
+            float4 const q = __ldcg(&slot[j]);
+            if (first) {
+              sum[j] = q;
+            } else {
+              float4 const a = sum[j];
+              sum[j] = make_float4(a.x + q.x, a.y + q.y, a.z + q.z, a.w + q.w);
+            }
+          }
+          first = false;
+          __syncwarp();  // every lane's loads have returned (their values are in shared memory)
+          if (lane == 0) {
+            __threadfence();
+            swapab_store_release(&locks[peer], 0ull);
+          }
+        }
+        cutlass::arch::NamedBarrier::arrive(kExchangeThreads, kOwnedBarrier);
       }
     }
     return;
   }
-  float4* const partials = g_swapab_exchange_partials<Kernel>;
-  unsigned long long* const locks = g_swapab_exchange_locks<Kernel>;
   auto fragments = consumer_fragments();
   auto& tCrA = get<0>(fragments);
   auto& tCrB = get<1>(fragments);
@@ -475,46 +546,26 @@ CUTLASS_DEVICE void sm90_swapab_grid_stream_k_body(typename Kernel::Params const
     pipeline.consumer_release(read_state);  // the segment's last stage: its WGMMAs have retired
     ++read_state;
     if (seg.k_begin > 0) {
-      // A cut unit's tail (this CTA's first segment): the partial goes to the owner.
-      if (wg_thread_idx == 0) {
-        while (atomicCAS(&locks[rank], 0ull, p.epoch) != 0ull) __nanosleep(64);
-        __threadfence();  // the previous holder's owner read the slot before it freed the lock
-      }
-      cutlass::arch::NamedBarrier::sync(Kernel::kConsumerThreads, 1);
-      float4* const slot = partials + int64_t(rank) * kSlotFloat4s;
+      // A cut unit's tail (this CTA's first segment): staged for the exchange warp.
+      float4* const staged = reinterpret_cast<float4*>(smem.stream_partial);
       CUTLASS_PRAGMA_UNROLL
       for (int v = 0; v < Kernel::kAccumValues; v += 4) {
-        __stcg(&slot[(v / 4) * Kernel::kConsumerThreads + wg_thread_idx],
-               make_float4(accum(v), accum(v + 1), accum(v + 2), accum(v + 3)));
+        staged[(v / 4) * Kernel::kConsumerThreads + wg_thread_idx] =
+            make_float4(accum(v), accum(v + 1), accum(v + 2), accum(v + 3));
       }
-      __threadfence();
-      cutlass::arch::NamedBarrier::sync(Kernel::kConsumerThreads, 1);
-      if (wg_thread_idx == 0) swapab_store_release(&locks[rank], p.epoch | kSwapABExchangeReady);
+      cutlass::arch::NamedBarrier::arrive(kExchangeThreads, kStagedBarrier);
     } else {
       if (seg.k_end < p.k_tiles) {
-        // A cut unit's head (this CTA's last segment): add the partials of the CTAs that hold the
-        // rest of it, in rank order.
-        int64_t const unit_last = int64_t(seg.unit + 1) * p.k_tiles - 1;
-        for (int peer = rank + 1; peer < grid && share.range_begin(peer, grid) <= unit_last; ++peer) {
-          if (share.range_begin(peer, grid) == share.range_begin(peer + 1, grid)) continue;  // empty share
-          if (wg_thread_idx == 0) {
-            while (swapab_load_acquire(&locks[peer]) != (p.epoch | kSwapABExchangeReady)) __nanosleep(32);
-          }
-          cutlass::arch::NamedBarrier::sync(Kernel::kConsumerThreads, 1);
-          float4 const* const slot = partials + int64_t(peer) * kSlotFloat4s;
-          CUTLASS_PRAGMA_UNROLL
-          for (int v = 0; v < Kernel::kAccumValues; v += 4) {
-            float4 const q = __ldcg(&slot[(v / 4) * Kernel::kConsumerThreads + wg_thread_idx]);
-            accum(v) += q.x;
-            accum(v + 1) += q.y;
-            accum(v + 2) += q.z;
-            accum(v + 3) += q.w;
-          }
-          cutlass::arch::NamedBarrier::sync(Kernel::kConsumerThreads, 1);  // every read done
-          if (wg_thread_idx == 0) {
-            __threadfence();
-            swapab_store_release(&locks[peer], 0ull);
-          }
+        // A cut unit's head (this CTA's last segment): add the peers' sum.
+        cutlass::arch::NamedBarrier::sync(kExchangeThreads, kOwnedBarrier);
+        float4 const* const sum = reinterpret_cast<float4 const*>(smem.owner_partial);
+        CUTLASS_PRAGMA_UNROLL
+        for (int v = 0; v < Kernel::kAccumValues; v += 4) {
+          float4 const q = sum[(v / 4) * Kernel::kConsumerThreads + wg_thread_idx];
+          accum(v) += q.x;
+          accum(v + 1) += q.y;
+          accum(v + 2) += q.z;
+          accum(v + 3) += q.w;
         }
       }
       swapab_store_unit<Kernel>(accum, p, seg.unit % p.tiles, seg.unit / p.tiles, 1, 0, 0u, wg_thread_idx);
