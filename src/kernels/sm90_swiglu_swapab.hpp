@@ -185,7 +185,7 @@ struct Sm90SwigluSwapAB {
     // owner through DSMEM while this CTA's ring keeps streaming (so it cannot alias the ring).
     alignas(16) float stream_partial[kStreamK || kGridStreamK ? kAccumValues * kConsumerThreads : 4];
     // Grid stream-K: the sum of the partials of the cut unit this CTA owns, in its consumer's
-    // layout, staged by the exchange warp from the peers' global slots.
+    // layout, staged by the exchange warps from the peers' global slots.
     alignas(16) float owner_partial[kGridStreamK ? kAccumValues * kConsumerThreads : 4];
     typename Pipeline::SharedStorage pipeline;
   };
@@ -435,10 +435,10 @@ CUTLASS_DEVICE void sm90_swapab_stream_k_body(typename Kernel::Params const& p, 
 // The consumer warpgroup does neither: a stall of its sweep is a stall of the CTA's weight stream
 // (the ring is full of landed stages it has not read, so the producer cannot issue), which the
 // first version, doing both in the consumer, paid on every CTA (session 12: 1.3-4 us over the
-// balanced grid, 0.5B-72B). So warp 1 of the producer warpgroup, idle otherwise, is the exchange
-// warp: the consumer stages its contribution in shared memory and arrives on kStagedBarrier
-// without waiting; the exchange warp takes the lock, copies it out and publishes; then it waits
-// for the owned unit's peers, sums their slots into shared memory and arrives on
+// balanced grid, 0.5B-72B). So warps 1 and 2 of the producer warpgroup, idle otherwise, are the
+// exchange warps: the consumer stages its contribution in shared memory and arrives on
+// kStagedBarrier without waiting; the exchange warps take the lock, copy it out and publish;
+// then they wait for the owned unit's peers, sum their slots into shared memory and arrive on
 // kOwnedBarrier, on which the consumer waits only when it reaches that unit's end.
 // Waiting across CTAs needs them all resident: the launch is cooperative. A contributor waiting
 // on a lock another launch holds waits for that launch's owner, which waits only on its own
@@ -446,6 +446,7 @@ CUTLASS_DEVICE void sm90_swapab_stream_k_body(typename Kernel::Params const& p, 
 // cycle. Deterministic (rank-order sums), like the cluster grids.
 inline constexpr int kStagedBarrier = 2;  // CUTLASS user named barriers (1 is the split-K one)
 inline constexpr int kOwnedBarrier = 3;
+inline constexpr int kExchangeBarrier = 4;  // the exchange warps among themselves
 
 template <class Kernel, class TiledMma, class Accum, class Fragments>
 CUTLASS_DEVICE void sm90_swapab_grid_stream_k_body(typename Kernel::Params const& p,
@@ -456,11 +457,12 @@ CUTLASS_DEVICE void sm90_swapab_grid_stream_k_body(typename Kernel::Params const
   using namespace cute;
   using PipelineState = typename Kernel::PipelineState;
   constexpr int kSlotFloat4s = (Kernel::kAccumValues / 4) * Kernel::kConsumerThreads;
-  constexpr int kExchangeThreads = Kernel::kConsumerThreads + cutlass::NumThreadsPerWarp;
+  constexpr int kExchangeWarps = 2;  // warps 1 and 2 of the producer warpgroup
+  constexpr int kExchangeThreads = Kernel::kConsumerThreads + kExchangeWarps * cutlass::NumThreadsPerWarp;
   int const grid = p.splits;
   int const rank = int(blockIdx.x);
   SwapABStreamKShare const share(p.units, 1, grid, p.k_tiles, 0, rank);
-  // What this CTA hands over and what it owns, known alike to the consumer and the exchange warp.
+  // What this CTA hands over and what it owns, known alike to the consumer and the exchange warps.
   bool const contributes = share.begin < share.end && share.segment_at(share.begin, p.k_tiles).k_begin > 0;
   int64_t owned_last = -1;  // the owned cut unit's last run position, or -1
   if (share.begin < share.end) {
@@ -482,47 +484,58 @@ CUTLASS_DEVICE void sm90_swapab_grid_stream_k_body(typename Kernel::Params const
           pos += seg.k_end - seg.k_begin;
         }
       }
-    } else if (warp == 1) {
-      // The exchange warp.
-      int const lane = int(threadIdx.x) % cutlass::NumThreadsPerWarp;
+    } else if (warp == 1 || warp == 2) {
+      // The exchange warps. Their loads go in batches of kBatch per thread, issued before any is
+      // used: a loop that stores each load to shared memory before the next load cannot overlap
+      // them (a first version, one warp, one load in flight: 16 L2 round trips per partial of 16
+      // tokens, 0.5B at 16.6 us against the balanced grid's 9.2).
+      constexpr int kThreads = kExchangeWarps * cutlass::NumThreadsPerWarp;
+      constexpr int kPerThread = kSlotFloat4s / kThreads;
+      constexpr int kBatch = kPerThread < 4 ? kPerThread : 4;
+      static_assert(kSlotFloat4s % kThreads == 0 && kPerThread % kBatch == 0, "exchange split");
+      int const t = int(threadIdx.x) - cutlass::NumThreadsPerWarp;  // 0 .. kThreads - 1
       float4* const partials = g_swapab_exchange_partials<Kernel>;
       unsigned long long* const locks = g_swapab_exchange_locks<Kernel>;
+      auto exchange_sync = [] { cutlass::arch::NamedBarrier::sync(kThreads, kExchangeBarrier); };
       if (contributes) {
         cutlass::arch::NamedBarrier::sync(kExchangeThreads, kStagedBarrier);
-        if (lane == 0) {
+        if (t == 0) {
           while (atomicCAS(&locks[rank], 0ull, p.epoch) != 0ull) __nanosleep(64);
           __threadfence();  // the previous holder's owner read the slot before it freed the lock
         }
-        __syncwarp();
+        exchange_sync();
         float4 const* const staged = reinterpret_cast<float4 const*>(smem.stream_partial);
         float4* const slot = partials + int64_t(rank) * kSlotFloat4s;
-        for (int j = lane; j < kSlotFloat4s; j += cutlass::NumThreadsPerWarp) __stcg(&slot[j], staged[j]);
+        CUTLASS_PRAGMA_UNROLL
+        for (int j = 0; j < kPerThread; ++j) __stcg(&slot[t + j * kThreads], staged[t + j * kThreads]);
         __threadfence();
-        __syncwarp();
-        if (lane == 0) swapab_store_release(&locks[rank], p.epoch | kSwapABExchangeReady);
+        exchange_sync();
+        if (t == 0) swapab_store_release(&locks[rank], p.epoch | kSwapABExchangeReady);
       }
       if (owned_last >= 0) {
         float4* const sum = reinterpret_cast<float4*>(smem.owner_partial);
         bool first = true;
         for (int peer = rank + 1; peer < grid && share.range_begin(peer, grid) <= owned_last; ++peer) {
           if (share.range_begin(peer, grid) == share.range_begin(peer + 1, grid)) continue;  // empty share
-          if (lane == 0) {
+          if (t == 0) {
             while (swapab_load_acquire(&locks[peer]) != (p.epoch | kSwapABExchangeReady)) __nanosleep(32);
           }
-          __syncwarp();
+          exchange_sync();
           float4 const* const slot = partials + int64_t(peer) * kSlotFloat4s;
-          for (int j = lane; j < kSlotFloat4s; j += cutlass::NumThreadsPerWarp) {
-            float4 const q = __ldcg(&slot[j]);
-            if (first) {
-              sum[j] = q;
-            } else {
-              float4 const a = sum[j];
-              sum[j] = make_float4(a.x + q.x, a.y + q.y, a.z + q.z, a.w + q.w);
+          CUTLASS_PRAGMA_UNROLL
+          for (int j0 = 0; j0 < kPerThread; j0 += kBatch) {
+            float4 q[kBatch];
+            CUTLASS_PRAGMA_UNROLL
+            for (int b = 0; b < kBatch; ++b) q[b] = __ldcg(&slot[t + (j0 + b) * kThreads]);
+            CUTLASS_PRAGMA_UNROLL
+            for (int b = 0; b < kBatch; ++b) {
+              float4& d = sum[t + (j0 + b) * kThreads];
+              d = first ? q[b] : make_float4(d.x + q[b].x, d.y + q[b].y, d.z + q[b].z, d.w + q[b].w);
             }
           }
           first = false;
-          __syncwarp();  // every lane's loads have returned (their values are in shared memory)
-          if (lane == 0) {
+          exchange_sync();  // every thread's loads have returned (their values are in shared memory)
+          if (t == 0) {
             __threadfence();
             swapab_store_release(&locks[peer], 0ull);
           }
@@ -546,7 +559,7 @@ CUTLASS_DEVICE void sm90_swapab_grid_stream_k_body(typename Kernel::Params const
     pipeline.consumer_release(read_state);  // the segment's last stage: its WGMMAs have retired
     ++read_state;
     if (seg.k_begin > 0) {
-      // A cut unit's tail (this CTA's first segment): staged for the exchange warp.
+      // A cut unit's tail (this CTA's first segment): staged for the exchange warps.
       float4* const staged = reinterpret_cast<float4*>(smem.stream_partial);
       CUTLASS_PRAGMA_UNROLL
       for (int v = 0; v < Kernel::kAccumValues; v += 4) {
