@@ -72,8 +72,13 @@
 // their partial right after their first segment); the hand-over is a slot and a lock word per
 // CTA in module memory (sm90_swapab_grid_stream_k_body says why that is safe across launches on
 // concurrent streams and graph replays), and the launch is cooperative so that every CTA a wait
-// depends on is resident. Prediction (session 12): from the balanced grid's 99 CTAs toward the
-// 132-CTA read probe (7B: 67.4 -> 64.1 us of pure read time).
+// depends on is resident. Predicted (session 12): from the balanced grid's 99 CTAs toward the
+// 132-CTA read probe (7B: 67.4 -> 64.1 us of pure read time). Measured (H200, graph replay, M = 1,
+// bench/NOTES.md session 12): 7B 67.6 us, the balanced grid's time; 32B 130.7 against 133.9 (the
+// table runs it there); 72B 0.3 % under one CTA per unit; 14B 1 % and 0.5B-3B 1.4-4.3 us slower
+// than the balanced grid. The cooperative launch costs nothing (the read probe launched so: 63.07
+// us either way); the exchange on the consumer's path cost 1.3-4 us, and one exchange warp with one
+// load in flight up to 11 us (the first two versions).
 //
 // Measured (H200, bench/NOTES.md session 4): qwen2.5-0.5b M = 1 7.9 us under ncu (cuBLAS 7.7),
 // 9.4-10.0 us by graph replay at M <= 16, 0.83-0.88x cuBLAS GEMM + silu; 14B-72B at M <= 16 3.9-4.2
