@@ -2609,5 +2609,12 @@ int main(int argc, char** argv) {
   std::fprintf(f, "\n  ],\n  \"wall_s\": %s\n}\n", jnum(now_seconds() - t_start).c_str());
   std::fclose(f);
   std::printf("wrote %s; total %.1f s\n", opt.out.c_str(), now_seconds() - t_start);
-  return all_pass ? 0 : 1;
+  // --ab-table: a row whose table config ran slower beyond noise (or could not be compared)
+  // fails the run like a failed check.
+  bool ab_ok = true;
+  if (!opt.ab_table.empty()) {
+    const TableAbSummary a = summarize_table_ab(rows);
+    ab_ok = a.beyond_noise == 0 && a.errors == 0;
+  }
+  return all_pass && ab_ok ? 0 : 1;
 }
