@@ -1361,7 +1361,7 @@ std::vector<EdgeCase> edge_cases() {
 // ------------------------------------------------------------------------------------------------
 // --tune: every compiled configuration on one (model, M), forced through TILEGLU_FORCE_CONFIG
 // (read by the library on every call). A config the library does not run for this shape (the
-// query names another) is skipped. The environment is restored to --config's value afterwards.
+// query names another) is skipped. The environment is restored as it was (ScopedForcedConfig).
 // ------------------------------------------------------------------------------------------------
 //
 // Why the re-timing rounds: one pass times the configs one after another, and the clocks drift
@@ -1371,6 +1371,30 @@ std::vector<EdgeCase> edge_cases() {
 // kRetimeWindow of the pass's best, and the incumbent, are timed kRetimeRounds more times,
 // interleaved and in a rotating order, and ranked by the median of all their timings.
 constexpr double kRetimeWindow = 0.05;
+
+// TILEGLU_FORCE_CONFIG as it was at construction, put back at destruction: the tuner and the
+// table A/B force configs one after another and must leave --config's setting as they found it.
+class ScopedForcedConfig {
+ public:
+  ScopedForcedConfig() {
+    const char* value = std::getenv("TILEGLU_FORCE_CONFIG");
+    had_ = value != nullptr;
+    if (had_) saved_ = value;
+  }
+  ~ScopedForcedConfig() {
+    if (had_) {
+      setenv("TILEGLU_FORCE_CONFIG", saved_.c_str(), 1);
+    } else {
+      unsetenv("TILEGLU_FORCE_CONFIG");
+    }
+  }
+  ScopedForcedConfig(const ScopedForcedConfig&) = delete;
+  ScopedForcedConfig& operator=(const ScopedForcedConfig&) = delete;
+
+ private:
+  bool had_ = false;
+  std::string saved_;
+};
 constexpr int kRetimeRounds = 2;
 
 template <typename T>
@@ -1379,6 +1403,7 @@ void tune_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
   const int64_t m = row->m, k = row->k, i = row->i;
   const tileglu_dtype_t dt = TypeInfo<T>::kDtype;
   const int count = tileglu_config_count();
+  const ScopedForcedConfig restore_forced;
   auto call = [&](cudaStream_t s) {
     return tileglu_swiglu_stacked(dt, m, k, i, x, k, w, k, out, i, s) == TILEGLU_SUCCESS;
   };
@@ -1436,11 +1461,6 @@ void tune_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
     for (int round = 0; round < kRetimeRounds; ++round) {
       for (size_t j = 0; j < close.size(); ++j) time_config(close[(j + round + 1) % close.size()]);
     }
-  }
-  if (ctx.opt.config.empty()) {
-    unsetenv("TILEGLU_FORCE_CONFIG");
-  } else {
-    setenv("TILEGLU_FORCE_CONFIG", ctx.opt.config.c_str(), 1);
   }
 }
 
@@ -1525,16 +1545,11 @@ void table_ab_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
     *name = cfg.name;
     return true;
   };
-  const char* forced = std::getenv("TILEGLU_FORCE_CONFIG");
-  const std::string restore = forced ? forced : "";
+  const ScopedForcedConfig restore_forced;
   unsetenv("TILEGLU_FORCE_CONFIG");
-  if (!choice(nullptr, &ab.default_config) || !choice(ctx.opt.ab_table.c_str(), &ab.table_config)) {
-    if (!restore.empty()) setenv("TILEGLU_FORCE_CONFIG", restore.c_str(), 1);
-    return;
-  }
+  if (!choice(nullptr, &ab.default_config) || !choice(ctx.opt.ab_table.c_str(), &ab.table_config)) return;
   if (ab.default_config == ab.table_config) {
     ab.pass = true;
-    if (!restore.empty()) setenv("TILEGLU_FORCE_CONFIG", restore.c_str(), 1);
     return;
   }
   // Both forced in turn; time_interleaved rotates which goes first each round.
@@ -1555,8 +1570,6 @@ void table_ab_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
                     {forced_call(ab.table_config), &tab_t, &tab_rounds}},
                    ab.rounds);
   CUDA_CHECK(cudaGetLastError());
-  unsetenv("TILEGLU_FORCE_CONFIG");
-  if (!restore.empty()) setenv("TILEGLU_FORCE_CONFIG", restore.c_str(), 1);
   auto spread = [](const std::vector<double>& v, double med) {
     return (*std::max_element(v.begin(), v.end()) - *std::min_element(v.begin(), v.end())) / med;
   };

@@ -738,6 +738,21 @@ int swapab_max_active_clusters(KernelFn* kernel, int splits, cudaStream_t stream
   }
 }
 
+// CTAs of `kernel` that fit on one SM at once (by its shared memory and registers), asked once
+// per device (a cache per Kernel); 0 when the query fails.
+template <class Kernel, class KernelFn>
+int swapab_ctas_per_sm(KernelFn* kernel) {
+  return once_per_device([&] {
+    int blocks = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, Kernel::kThreads, Kernel::kSmemBytes) !=
+        cudaSuccess) {
+      (void)cudaGetLastError();
+      return 0;
+    }
+    return blocks;
+  });
+}
+
 // Host side: TMA descriptors for the user's pointers; one cluster of `splits` CTAs per (64-column
 // tile, token block), the split of K chosen for this device's SM count, or (kPersistent) the
 // balanced persistent grid of the header comment.
@@ -796,15 +811,7 @@ cudaError_t launch_sm90_swiglu_swapab(SwigluParams const& p, int sm_count, cudaS
   } else if constexpr (Kernel::kGridStreamK) {
     // Every CTA that fits at once (decode_plan.h swapab_grid_stream_k_ctas), or
     // TILEGLU_SWAPAB_GRID's count within that.
-    int const per_sm = once_per_device([&] {
-      int blocks = 0;
-      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, Kernel::kThreads, Kernel::kSmemBytes) !=
-          cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-      }
-      return blocks;
-    });
+    int const per_sm = swapab_ctas_per_sm<Kernel>(kernel);
     if (per_sm <= 0) return cudaErrorLaunchOutOfResources;
     int64_t const resident = int64_t(sm_count > 0 ? sm_count : 1) * per_sm;
     int grid = swapab_grid_stream_k_ctas(params.units, params.k_tiles, resident);
@@ -835,15 +842,7 @@ cudaError_t launch_sm90_swiglu_swapab(SwigluParams const& p, int sm_count, cudaS
     }
   } else if constexpr (Kernel::kPersistent) {
     // CTAs that fit on an SM at once (by the shared memory and registers), asked once per device.
-    int const per_sm = once_per_device([&] {
-      int blocks = 0;
-      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, Kernel::kThreads, Kernel::kSmemBytes) !=
-          cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-      }
-      return blocks;
-    });
+    int const per_sm = swapab_ctas_per_sm<Kernel>(kernel);
     int64_t const resident = int64_t(sm_count > 0 ? sm_count : 1) * (per_sm > 0 ? per_sm : 1);
     Sm90Launch launch(dim3(unsigned(swapab_balanced_grid(params.units, resident)), 1, 1), Kernel::kThreads,
                       Kernel::kSmemBytes, stream);
