@@ -21,10 +21,19 @@
 //   bulk on G  `bulk` on G CTAs (one per SM) instead of one per SM: G is the balanced grid of the
 //              swap-AB decode kernel's 64-column units (decode_plan.h swapab_balanced_grid, 99 of
 //              132 SMs at 7B), so against `bulk` it says whether that many SMs can keep HBM busy.
+//   tma tiles  one CTA per SM, one thread keeps kTmaSlots 16 KiB slots of 2D TMA tiles in flight
+//              in the swap-AB kernels' order: the buffer as [gate I rows | up I rows] x K, unit u
+//              = gate rows [64 u, 64 u + 64) and the same up rows, CTA c taking units c, c + G, ...,
+//              each along K; a slot = one gate box and the matching up box (8 KiB each). Variants
+//              (TmaTilesVariant): the kernels' 64 x 64-element 128-byte-swizzled boxes at 128-byte
+//              L2 promotion (CuTe's), at 256-byte promotion, issued 4 slots at a time, and boxes
+//              of 16 rows x 256 elements (512 bytes of each row at once). Against `bulk` it prices
+//              the kernels' access pattern through the TMA unit itself (session 13).
 #pragma once
 
 #include <cstdint>
 
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 namespace stream_probe {
@@ -140,6 +149,130 @@ __global__ void __launch_bounds__(32) read_bulk(const char* __restrict__ src, in
   for (int k = 0; k < kBulkSlots && k < issued; ++k) wait_slot((issued - 1 - k) % kBulkSlots);
   sink[blockIdx.x] = uint32_t(reinterpret_cast<volatile uint32_t*>(smem)[0]);
 #endif
+}
+
+constexpr int kTmaSlots = 12;
+constexpr int kTmaSlotBytes = 16 * 1024;  // a gate box and an up box of 8 KiB
+constexpr int kTmaUnitRows = 64;
+
+struct TmaTilesVariant {
+  const char* name;
+  int box_k;      // elements of K per box (64: 128 bytes, swizzled as the kernels' boxes)
+  int box_rows;   // rows per box: box_k * box_rows * 2 bytes = 8 KiB
+  int promotion;  // L2 promotion, bytes
+  int batch;      // slots issued together once that many are free (divides kTmaSlots)
+};
+constexpr TmaTilesVariant kTmaTilesVariants[] = {
+    {"tma_64x64_l2_128", 64, 64, 128, 1},
+    {"tma_64x64_l2_256", 64, 64, 256, 1},
+    {"tma_64x64_l2_128_batch4", 64, 64, 128, 4},
+    {"tma_256x16_l2_256", 256, 16, 256, 1},
+};
+constexpr int kTmaTilesVariantCount = int(sizeof(kTmaTilesVariants) / sizeof(kTmaTilesVariants[0]));
+
+__global__ void __launch_bounds__(32) read_tma_tiles(const __grid_constant__ CUtensorMap map, int units, int i_rows,
+                                                     int k, int box_k, int box_rows, int batch,
+                                                     uint32_t* __restrict__ sink) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  extern __shared__ __align__(128) char smem_raw[];
+  __shared__ __align__(8) uint64_t bar[kTmaSlots];
+  if (threadIdx.x != 0) return;
+  // 1024-byte aligned: the swizzled boxes need it.
+  const uint32_t smem_base = (uint32_t(__cvta_generic_to_shared(smem_raw)) + 1023u) & ~1023u;
+  const uint32_t bar_base = uint32_t(__cvta_generic_to_shared(bar));
+  for (int s = 0; s < kTmaSlots; ++s) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar_base + 8 * s));
+  }
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  const uint64_t map_addr = reinterpret_cast<uint64_t>(&map);
+  const uint32_t box_bytes = uint32_t(box_k * box_rows * 2);
+  uint32_t phase_bits = 0;  // parity of each slot's next completion
+  uint32_t pending = 0;     // slots with a copy in flight
+  auto wait_slot = [&](int s) {
+    if (!((pending >> s) & 1u)) return;
+    const uint32_t parity = (phase_bits >> s) & 1u;
+    uint32_t done = 0;
+    while (!done) {
+      asm volatile(
+          "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+          : "=r"(done)
+          : "r"(bar_base + 8 * s), "r"(parity)
+          : "memory");
+    }
+    phase_bits ^= 1u << s;
+    pending &= ~(1u << s);
+  };
+  int issued = 0;
+  for (int u = blockIdx.x; u < units; u += gridDim.x) {
+    for (int k0 = 0; k0 < k; k0 += box_k) {
+      for (int r0 = 0; r0 < kTmaUnitRows; r0 += box_rows, ++issued) {
+        const int s = issued % kTmaSlots;
+        if (issued % batch == 0) {
+          for (int j = 0; j < batch; ++j) wait_slot((s + j) % kTmaSlots);
+        }
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar_base + 8 * s),
+                     "r"(2 * box_bytes)
+                     : "memory");
+        const uint32_t dst = smem_base + uint32_t(s) * kTmaSlotBytes;
+        const int row = kTmaUnitRows * u + r0;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          asm volatile(
+              "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], "
+              "[%4];" ::"r"(dst + uint32_t(h) * box_bytes),
+              "l"(map_addr), "r"(k0), "r"(row + h * i_rows), "r"(bar_base + 8 * s)
+              : "memory");
+        }
+        pending |= 1u << s;
+      }
+    }
+  }
+  for (int s = 0; s < kTmaSlots; ++s) wait_slot(s);
+  sink[blockIdx.x] = uint32_t(reinterpret_cast<volatile uint32_t*>(smem_raw)[0]);
+#endif
+}
+
+// The [2 i_rows, k] bf16 buffer `src` read once in the order of `v` on one CTA per SM.
+inline cudaError_t launch_tma_tiles(const void* src, int i_rows, int k, const TmaTilesVariant& v, uint32_t* sink,
+                                    int ctas, cudaStream_t s) {
+  using Encode = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                              const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                              CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+  static Encode encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found) !=
+            cudaSuccess ||
+        found != cudaDriverEntryPointSuccess) {
+      fn = nullptr;
+    }
+    return reinterpret_cast<Encode>(fn);
+  }();
+  if (encode == nullptr) return cudaErrorNotSupported;
+  const int smem = kTmaSlots * kTmaSlotBytes + 1024;
+  static bool opted_in = false;
+  if (!opted_in) {
+    cudaError_t err = cudaFuncSetAttribute(read_tma_tiles, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err != cudaSuccess) return err;
+    opted_in = true;
+  }
+  CUtensorMap map{};
+  const cuuint64_t dims[2] = {cuuint64_t(k), cuuint64_t(2) * cuuint64_t(i_rows)};
+  const cuuint64_t strides[1] = {cuuint64_t(k) * 2};
+  const cuuint32_t box[2] = {cuuint32_t(v.box_k), cuuint32_t(v.box_rows)};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUtensorMapL2promotion promotion = v.promotion == 256   ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+                                           : v.promotion == 64  ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B
+                                           : v.promotion == 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
+                                                                : CU_TENSOR_MAP_L2_PROMOTION_NONE;
+  const CUtensorMapSwizzle swizzle = v.box_k * 2 == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE;
+  if (encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(src), dims, strides, box, element_strides,
+             CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+    return cudaErrorInvalidValue;
+  }
+  const int units = i_rows / kTmaUnitRows;  // the Qwen2.5 I are multiples of 64
+  read_tma_tiles<<<ctas, 32, smem, s>>>(map, units, i_rows, k, v.box_k, v.box_rows, v.batch, sink);
+  return cudaPeekAtLastError();
 }
 
 // Enqueue one read of `bytes` (a multiple of 16) from `src`; `sink` holds a word per CTA.

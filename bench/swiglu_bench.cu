@@ -1736,6 +1736,7 @@ struct StreamProbe {
   int bal_ctas = 0;       // the swap-AB decode kernel's balanced grid for this model's 64-column units
   double bulk_bal_us = NAN;  // bulk on bal_ctas CTAs
   double bulk_coop_us = NAN;  // bulk on one CTA per SM, launched cooperatively
+  double tma_tiles_us[stream_probe::kTmaTilesVariantCount] = {};  // per stream_probe::kTmaTilesVariants
 };
 
 StreamProbe measure_stream_probe(Context& ctx, const Model& md, const void* weights) {
@@ -1768,6 +1769,13 @@ StreamProbe measure_stream_probe(Context& ctx, const Model& md, const void* weig
     return stream_probe::launch_bulk(weights, bytes, sink, dev.sm_count, s, true) == cudaSuccess;
   });
   sp.bulk_coop_us = bulk_coop.median_us;
+  for (int v = 0; v < stream_probe::kTmaTilesVariantCount; ++v) {
+    Timing tma = time_variant_graph(dev, ctx.topt, [&](cudaStream_t s) {
+      return stream_probe::launch_tma_tiles(weights, md.i, md.k, stream_probe::kTmaTilesVariants[v], sink,
+                                            dev.sm_count, s) == cudaSuccess;
+    });
+    sp.tma_tiles_us[v] = tma.median_us;
+  }
   sp.ld_global_us = ld.median_us;
   sp.bulk_us = bulk.median_us;
   sp.tiles_us = tiles.median_us;
@@ -2382,6 +2390,10 @@ int main(int argc, char** argv) {
                     sp.model.c_str(), sp.bytes * 1e-6, sp.ld_global_us, sp.bytes / sp.ld_global_us * 1e-6,
                     sp.bulk_us, sp.bytes / sp.bulk_us * 1e-6, sp.tiles_us, sp.bytes / sp.tiles_us * 1e-6, sp.bal_ctas,
                     sp.bulk_bal_us, sp.bytes / sp.bulk_bal_us * 1e-6, sp.bulk_coop_us);
+        for (int v = 0; v < stream_probe::kTmaTilesVariantCount; ++v) {
+          std::printf("    %-26s %8.2f us = %.2f TB/s\n", stream_probe::kTmaTilesVariants[v].name, sp.tma_tiles_us[v],
+                      sp.bytes / sp.tma_tiles_us[v] * 1e-6);
+        }
       }
       std::fflush(stdout);
     }
@@ -2464,10 +2476,14 @@ int main(int argc, char** argv) {
     std::fprintf(f,
                  "%s{\"model\": %s, \"bytes\": %s, \"ld_global_graph_us\": %s, \"bulk_graph_us\": %s, "
                  "\"tiles_graph_us\": %s, \"bulk_bal_ctas\": %d, \"bulk_bal_graph_us\": %s, "
-                 "\"bulk_cooperative_graph_us\": %s}",
+                 "\"bulk_cooperative_graph_us\": %s",
                  j ? ", " : "", jstr(sp.model).c_str(), jint(static_cast<int64_t>(sp.bytes)).c_str(),
                  jnum(sp.ld_global_us).c_str(), jnum(sp.bulk_us).c_str(), jnum(sp.tiles_us).c_str(), sp.bal_ctas,
                  jnum(sp.bulk_bal_us).c_str(), jnum(sp.bulk_coop_us).c_str());
+    for (int v = 0; v < stream_probe::kTmaTilesVariantCount; ++v) {
+      std::fprintf(f, ", \"%s_graph_us\": %s", stream_probe::kTmaTilesVariants[v].name, jnum(sp.tma_tiles_us[v]).c_str());
+    }
+    std::fprintf(f, "}");
   }
   std::fprintf(f, "],\n");
   std::fprintf(f, "  \"date\": %s,\n", jstr(utc_date()).c_str());

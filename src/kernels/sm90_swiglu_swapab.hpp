@@ -90,6 +90,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <type_traits>
 
 #include <cute/tensor.hpp>
 #include <cute/atom/copy_traits_sm90_tma.hpp>
@@ -101,6 +102,7 @@
 #include "sm90_cluster_dsmem.hpp"
 #include "sm90_launch.hpp"
 #include "sm90_local_tma_pipeline.hpp"
+#include "sm90_tma_l2_promotion.hpp"
 #include "sm90_wgmma_k_sweep.hpp"
 #include "swiglu_activation.hpp"
 #include "swiglu_params.h"
@@ -776,6 +778,22 @@ cudaError_t launch_sm90_swiglu_swapab(SwigluParams const& p, int sm_count, cudaS
       make_tma_copy(SM90_TMA_LOAD{}, gmem(p.x, p.m, p.k, p.ldx), typename Kernel::SmemLayoutBStage{}),
       static_cast<Element*>(p.out), p.ld_out, p.m, p.k, p.i,
       (p.k - 1) / Kernel::kTileK + 1, 1, int(tiles), int(tiles * token_blocks), 1, 0ull};
+
+  // TILEGLU_TMA_L2_PROMOTION: the weight descriptors' L2 promotion (sm90_tma_l2_promotion.hpp).
+  if (int const promotion = parse_tma_l2_promotion(std::getenv("TILEGLU_TMA_L2_PROMOTION")); promotion > 0) {
+    CUtensorMapDataType const format = std::is_same_v<Element, cutlass::half_t> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                                               : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    bool const ok =
+        set_tma_l2_promotion(const_cast<cute::TmaDescriptor*>(params.tma_gate.get_tma_descriptor()), format,
+                             p.w_gate, p.i, p.k, p.ld_gate, Kernel::kTileCols, Kernel::kTileK,
+                             tma_l2_promotion_of(promotion)) &&
+        set_tma_l2_promotion(const_cast<cute::TmaDescriptor*>(params.tma_up.get_tma_descriptor()), format, p.w_up,
+                             p.i, p.k, p.ld_up, Kernel::kTileCols, Kernel::kTileK, tma_l2_promotion_of(promotion));
+    static std::atomic<bool> warned{false};
+    if (!ok && !warned.exchange(true)) {
+      std::fprintf(stderr, "tileglu: warning: TILEGLU_TMA_L2_PROMOTION: the weight descriptors were not re-encoded\n");
+    }
+  }
 
   auto* kernel = &sm90_swiglu_swapab_kernel<Kernel>;
   cudaError_t err = opt_in_shared_memory_once<Kernel>(kernel, Kernel::kSmemBytes);
