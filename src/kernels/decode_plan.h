@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 // The stream-K share below is computed the same way by the kernel and by the CPU tests.
 #if defined(__CUDACC__)
@@ -196,6 +197,32 @@ inline int parse_swapab_grid(const char* value) {
     n = 10 * n + (*c - '0');
   }
   return n >= 1 && n <= kSwapABGridMaxCtas ? n : -1;
+}
+
+// TILEGLU_SWAPAB_ISSUE_BATCH: the swap-AB producer issues its stages in batches of this many k
+// tiles of a unit, waiting until that many stages are free (1, the default: each as soon as it
+// is). A batch puts up to B x 128 bytes of each weight row in flight at once instead of 128,
+// which is what DRAM sees as one run per row (sm90_tma_l2_promotion.hpp says why that may
+// matter; bench/NOTES.md session 13). Returns 1..kSwapABMaxIssueBatch (the launch clamps it to
+// the stages), 0 for unset or empty, -1 for anything else.
+inline constexpr int kSwapABMaxIssueBatch = 8;
+
+inline int parse_swapab_issue_batch(const char* value) {
+  if (value == nullptr || value[0] == '\0') return 0;
+  if (value[1] != '\0' || value[0] < '1' || value[0] > '0' + kSwapABMaxIssueBatch) return -1;
+  return value[0] - '0';
+}
+
+// TILEGLU_TMA_L2_PROMOTION: the L2 promotion of the swap-AB kernels' weight descriptors, "none",
+// "64", "128" or "256" bytes (sm90_tma_l2_promotion.hpp; CuTe's default is 128). Returns the
+// bytes (1 for "none"), 0 for unset or empty, -1 for anything else.
+inline int parse_tma_l2_promotion(const char* value) {
+  if (value == nullptr || value[0] == '\0') return 0;
+  if (std::strcmp(value, "none") == 0) return 1;
+  if (std::strcmp(value, "64") == 0) return 64;
+  if (std::strcmp(value, "128") == 0) return 128;
+  if (std::strcmp(value, "256") == 0) return 256;
+  return -1;
 }
 
 // One segment of a stream-K CTA's share: k tiles [k_begin, k_end) of unit `unit`.

@@ -220,6 +220,7 @@ struct Sm90SwigluSwapAB {
     // kGridStreamK: this launch's tag in the exchange's lock words (swapab_next_epoch), nonzero,
     // below kSwapABExchangeReady; `splits` is the grid's CTA count.
     unsigned long long epoch;
+    int issue_batch;  // the producer's stages per batch (TILEGLU_SWAPAB_ISSUE_BATCH; 1: one at a time)
   };
 };
 
@@ -273,9 +274,7 @@ CUTLASS_DEVICE void swapab_load_unit(typename Kernel::Params const& p, typename 
   Tensor tGgG = tma_g.partition_S(gG);  // (TMA, TMA_M, TMA_K, k tiles)
   Tensor tUgU = tma_u.partition_S(gU);
   Tensor tXgX = tma_x.partition_S(gX);
-  CUTLASS_PRAGMA_NO_UNROLL
-  for (int kt = k_begin; kt < k_begin + k_count; ++kt) {
-    pipeline.producer_acquire(write_state);
+  auto issue = [&](int kt) {
     auto* full_barrier = pipeline.producer_get_barrier(write_state);
     int const stage = write_state.index();
     Element* const stage_a = smem.tensors.a.data() + stage * Kernel::kStageElemsA;
@@ -287,6 +286,26 @@ CUTLASS_DEVICE void swapab_load_unit(typename Kernel::Params const& p, typename 
     copy(p.tma_up.with(*full_barrier), tUgU(_, _, _, kt), tma_u.partition_D(sU));
     copy(p.tma_x.with(*full_barrier), tXgX(_, _, _, kt), tma_x.partition_D(sX));
     ++write_state;
+  };
+  int const k_end = k_begin + k_count;
+  if (p.issue_batch <= 1) {
+    CUTLASS_PRAGMA_NO_UNROLL
+    for (int kt = k_begin; kt < k_end; ++kt) {
+      pipeline.producer_acquire(write_state);
+      issue(kt);
+    }
+    return;
+  }
+  // TILEGLU_SWAPAB_ISSUE_BATCH (decode_plan.h): wait for `batch` free stages, then issue them
+  // back to back (stages are freed in order, so waiting on each in turn is waiting for all).
+  CUTLASS_PRAGMA_NO_UNROLL
+  for (int kt = k_begin; kt < k_end;) {
+    int const batch = k_end - kt < p.issue_batch ? k_end - kt : p.issue_batch;
+    typename Kernel::PipelineState acquire_state = write_state;
+    CUTLASS_PRAGMA_NO_UNROLL
+    for (int j = 0; j < batch; ++j, ++acquire_state) pipeline.producer_acquire(acquire_state);
+    CUTLASS_PRAGMA_NO_UNROLL
+    for (int j = 0; j < batch; ++j, ++kt) issue(kt);
   }
 }
 
@@ -755,6 +774,45 @@ int swapab_ctas_per_sm(KernelFn* kernel) {
   });
 }
 
+// The weight-read knobs, for measuring them (decode_plan.h): TILEGLU_SWAPAB_ISSUE_BATCH, the
+// producer's stages per batch (at most the ring), and TILEGLU_TMA_L2_PROMOTION, the weight
+// descriptors' L2 promotion (sm90_tma_l2_promotion.hpp). A bad value is named once and ignored.
+template <class Kernel>
+void swapab_apply_read_knobs(typename Kernel::Params& params, SwigluParams const& p) {
+  static std::atomic<bool> warned_batch{false};
+  static std::atomic<bool> warned_promotion{false};
+  if (char const* batch_env = std::getenv("TILEGLU_SWAPAB_ISSUE_BATCH")) {
+    int const batch = parse_swapab_issue_batch(batch_env);
+    if (batch > 0) {
+      params.issue_batch = batch < Kernel::kStages ? batch : Kernel::kStages;
+    } else if (batch < 0 && !warned_batch.exchange(true)) {
+      std::fprintf(stderr, "tileglu: warning: TILEGLU_SWAPAB_ISSUE_BATCH=%s is not 1-%d; stages go one at a time\n",
+                   batch_env, kSwapABMaxIssueBatch);
+    }
+  }
+  char const* promotion_env = std::getenv("TILEGLU_TMA_L2_PROMOTION");
+  int const promotion = parse_tma_l2_promotion(promotion_env);
+  if (promotion < 0 && !warned_promotion.exchange(true)) {
+    std::fprintf(stderr, "tileglu: warning: TILEGLU_TMA_L2_PROMOTION=%s is not none, 64, 128 or 256; CuTe's 128 stays\n",
+                 promotion_env);
+  } else if (promotion > 0) {
+    using Element = typename Kernel::Element;
+    CUtensorMapDataType const format = std::is_same_v<Element, cutlass::half_t> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                                               : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    auto promote = [&](auto& tma, void const* ptr, int64_t ld) {
+      return set_tma_l2_promotion(const_cast<cute::TmaDescriptor*>(tma.get_tma_descriptor()), format, ptr, p.i,
+                                  p.k, ld, Kernel::kTileCols, Kernel::kTileK, tma_l2_promotion_of(promotion));
+    };
+    bool const ok = promote(params.tma_gate, p.w_gate, p.ld_gate) && promote(params.tma_up, p.w_up, p.ld_up);
+    if (!ok && !warned_promotion.exchange(true)) {
+      std::fprintf(stderr,
+                   "tileglu: warning: TILEGLU_TMA_L2_PROMOTION=%s: CuTe's descriptor was not reproduced; its 128 "
+                   "stays\n",
+                   promotion_env);
+    }
+  }
+}
+
 // Host side: TMA descriptors for the user's pointers; one cluster of `splits` CTAs per (64-column
 // tile, token block), the split of K chosen for this device's SM count, or (kPersistent) the
 // balanced persistent grid of the header comment.
@@ -777,23 +835,9 @@ cudaError_t launch_sm90_swiglu_swapab(SwigluParams const& p, int sm_count, cudaS
       make_tma_copy(SM90_TMA_LOAD{}, gmem(p.w_up, p.i, p.k, p.ld_up), typename Kernel::SmemLayoutAHalf{}),
       make_tma_copy(SM90_TMA_LOAD{}, gmem(p.x, p.m, p.k, p.ldx), typename Kernel::SmemLayoutBStage{}),
       static_cast<Element*>(p.out), p.ld_out, p.m, p.k, p.i,
-      (p.k - 1) / Kernel::kTileK + 1, 1, int(tiles), int(tiles * token_blocks), 1, 0ull};
+      (p.k - 1) / Kernel::kTileK + 1, 1, int(tiles), int(tiles * token_blocks), 1, 0ull, 1};
 
-  // TILEGLU_TMA_L2_PROMOTION: the weight descriptors' L2 promotion (sm90_tma_l2_promotion.hpp).
-  if (int const promotion = parse_tma_l2_promotion(std::getenv("TILEGLU_TMA_L2_PROMOTION")); promotion > 0) {
-    CUtensorMapDataType const format = std::is_same_v<Element, cutlass::half_t> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                                                                               : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-    bool const ok =
-        set_tma_l2_promotion(const_cast<cute::TmaDescriptor*>(params.tma_gate.get_tma_descriptor()), format,
-                             p.w_gate, p.i, p.k, p.ld_gate, Kernel::kTileCols, Kernel::kTileK,
-                             tma_l2_promotion_of(promotion)) &&
-        set_tma_l2_promotion(const_cast<cute::TmaDescriptor*>(params.tma_up.get_tma_descriptor()), format, p.w_up,
-                             p.i, p.k, p.ld_up, Kernel::kTileCols, Kernel::kTileK, tma_l2_promotion_of(promotion));
-    static std::atomic<bool> warned{false};
-    if (!ok && !warned.exchange(true)) {
-      std::fprintf(stderr, "tileglu: warning: TILEGLU_TMA_L2_PROMOTION: the weight descriptors were not re-encoded\n");
-    }
-  }
+  swapab_apply_read_knobs<Kernel>(params, p);
 
   auto* kernel = &sm90_swiglu_swapab_kernel<Kernel>;
   cudaError_t err = opt_in_shared_memory_once<Kernel>(kernel, Kernel::kSmemBytes);

@@ -18,16 +18,7 @@
 
 namespace tileglu::kernels {
 
-// TILEGLU_TMA_L2_PROMOTION: "none", "64", "128" or "256" (bytes); 0 unset, -1 anything else.
-inline int parse_tma_l2_promotion(const char* value) {
-  if (value == nullptr || value[0] == '\0') return 0;
-  if (std::strcmp(value, "none") == 0) return 1;
-  if (std::strcmp(value, "64") == 0) return 64;
-  if (std::strcmp(value, "128") == 0) return 128;
-  if (std::strcmp(value, "256") == 0) return 256;
-  return -1;
-}
-
+// What parse_tma_l2_promotion (decode_plan.h) returned, as the driver's enum.
 inline CUtensorMapL2promotion tma_l2_promotion_of(int bytes) {
   switch (bytes) {
     case 1: return CU_TENSOR_MAP_L2_PROMOTION_NONE;

@@ -306,6 +306,31 @@ TEST(SwapABGridStreamK, CtasAndForcedGrid) {
   EXPECT_EQ(parse_swapab_grid("99999999999999999999"), -1);
 }
 
+// The weight-read knobs (decode_plan.h): a stage count per producer batch and the weight
+// descriptors' L2 promotion; anything else is -1, which the launcher names and ignores.
+TEST(SwapABReadKnobs, Parse) {
+  EXPECT_EQ(parse_swapab_issue_batch(nullptr), 0);
+  EXPECT_EQ(parse_swapab_issue_batch(""), 0);
+  EXPECT_EQ(parse_swapab_issue_batch("1"), 1);
+  EXPECT_EQ(parse_swapab_issue_batch("4"), 4);
+  EXPECT_EQ(parse_swapab_issue_batch("8"), kSwapABMaxIssueBatch);
+  EXPECT_EQ(parse_swapab_issue_batch("9"), -1);
+  EXPECT_EQ(parse_swapab_issue_batch("0"), -1);
+  EXPECT_EQ(parse_swapab_issue_batch("12"), -1);
+  EXPECT_EQ(parse_swapab_issue_batch("2x"), -1);
+  EXPECT_EQ(parse_swapab_issue_batch("-2"), -1);
+  EXPECT_EQ(parse_tma_l2_promotion(nullptr), 0);
+  EXPECT_EQ(parse_tma_l2_promotion(""), 0);
+  EXPECT_EQ(parse_tma_l2_promotion("none"), 1);
+  EXPECT_EQ(parse_tma_l2_promotion("64"), 64);
+  EXPECT_EQ(parse_tma_l2_promotion("128"), 128);
+  EXPECT_EQ(parse_tma_l2_promotion("256"), 256);
+  EXPECT_EQ(parse_tma_l2_promotion("512"), -1);
+  EXPECT_EQ(parse_tma_l2_promotion("256B"), -1);
+  EXPECT_EQ(parse_tma_l2_promotion("NONE"), -1);
+  EXPECT_EQ(parse_tma_l2_promotion("2"), -1);
+}
+
 // The swap-AB kernel's split of K over a cluster (decode_plan.h): the Qwen2.5 shapes on 132 SMs
 // run unsplit (the session-5 sweep), and only units that leave over half the SMs idle split.
 TEST(SwapABSplits, QwenShapes) {

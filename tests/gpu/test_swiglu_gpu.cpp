@@ -461,4 +461,71 @@ TEST(SwigluGpuGridStreamK, ConcurrentStreamsAndGraphReplay) {
   unsetenv("TILEGLU_FORCE_CONFIG");
 }
 
+// The swap-AB weight-read knobs (decode_plan.h: TILEGLU_SWAPAB_ISSUE_BATCH, the producer's stages
+// per batch; TILEGLU_TMA_L2_PROMOTION, the weight descriptors' L2 promotion) change when and how
+// the weights are fetched, never what is summed or in what order: every grid mode must give the
+// same bits as its own default run, and the promotion must take (its warning that CuTe's
+// descriptor was not reproduced must not appear).
+std::vector<uint16_t> run_stacked_outputs(const Case& c) {
+  const size_t elem = 2;
+  std::vector<uint16_t> out(c.s.m * c.ld_out, 0);
+  DeviceBuffer dx(c.x.size() * elem), dw(c.w.size() * elem), dout(out.size() * elem);
+  if (dx.p == nullptr || dw.p == nullptr || dout.p == nullptr) {
+    ADD_FAILURE() << "cudaMalloc";
+    return out;
+  }
+  EXPECT_EQ(cudaMemcpy(dx.p, c.x.data(), c.x.size() * elem, cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(dw.p, c.w.data(), c.w.size() * elem, cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(cudaMemset(dout.p, 0xFF, out.size() * elem), cudaSuccess);
+  const tileglu_dtype_t dtype = c.format == Format::kBF16 ? TILEGLU_DTYPE_BF16 : TILEGLU_DTYPE_FP16;
+  EXPECT_EQ(tileglu_swiglu_stacked(dtype, c.s.m, c.s.k, c.s.i, dx.p, c.ldx, dw.p, c.ldw, dout.p, c.ld_out, nullptr),
+            TILEGLU_SUCCESS)
+      << tileglu_last_error_message();
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(out.data(), dout.p, out.size() * elem, cudaMemcpyDeviceToHost), cudaSuccess);
+  return out;
+}
+
+TEST(SwigluGpuReadKnobs, SameBitsAsDefault) {
+  if (!have_sm90()) GTEST_SKIP() << "needs an sm_90 GPU (H100/H200); none on this machine";
+  const char* const configs[] = {"k2_swapab_n16_s11", "k2_swapab_n8_s12_bal", "k2_swapab_n16_s11_sk",
+                                 "k2_swapab_n8_s12_gsk", "k2_swapab_n64_s4"};
+  struct Knobs {
+    const char* batch;
+    const char* promotion;
+  };
+  // Batches of 2-8 (8 past the 4-stage ring: clamped), each promotion, and both together.
+  const Knobs knobs[] = {{"4", ""}, {"8", ""}, {"", "256"}, {"", "64"}, {"", "none"}, {"3", "256"}, {"2", "128"}};
+  uint32_t seed = 900;
+  for (Format format : {Format::kBF16, Format::kFP16}) {
+    for (const Shape& s : kDecodeShapes) {
+      if (s.m > 64) continue;
+      const Case c(format, s, false, seed++);
+      for (const char* config : configs) {
+        setenv("TILEGLU_FORCE_CONFIG", config, 1);
+        unsetenv("TILEGLU_SWAPAB_ISSUE_BATCH");
+        unsetenv("TILEGLU_TMA_L2_PROMOTION");
+        const std::vector<uint16_t> baseline = run_stacked_outputs(c);
+        for (const Knobs& k : knobs) {
+          SCOPED_TRACE(std::string(config) + (format == Format::kBF16 ? " bf16" : " fp16") +
+                       " m=" + std::to_string(s.m) + " k=" + std::to_string(s.k) + " i=" + std::to_string(s.i) +
+                       " batch=" + k.batch + " promotion=" + k.promotion);
+          setenv("TILEGLU_SWAPAB_ISSUE_BATCH", k.batch, 1);
+          setenv("TILEGLU_TMA_L2_PROMOTION", k.promotion, 1);
+          testing::internal::CaptureStderr();
+          const std::vector<uint16_t> out = run_stacked_outputs(c);
+          const std::string err = testing::internal::GetCapturedStderr();
+          EXPECT_EQ(err.find("warning"), std::string::npos) << err;
+          int64_t differ = 0;
+          for (size_t j = 0; j < out.size(); ++j) differ += out[j] != baseline[j];
+          EXPECT_EQ(differ, 0) << "of " << out.size() << " outputs (padding included)";
+        }
+      }
+    }
+  }
+  unsetenv("TILEGLU_SWAPAB_ISSUE_BATCH");
+  unsetenv("TILEGLU_TMA_L2_PROMOTION");
+  unsetenv("TILEGLU_FORCE_CONFIG");
+}
+
 }  // namespace
