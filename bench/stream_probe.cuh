@@ -106,6 +106,17 @@ __global__ void __launch_bounds__(kLdThreads) read_ld_tiles(const uint4* __restr
   if ((threadIdx.x & 31) == 0) sink[blockIdx.x] = acc;
 }
 
+// Spins until the mbarrier at shared address `bar` completes the phase of parity `parity`.
+__device__ __forceinline__ void wait_barrier_parity(uint32_t bar, uint32_t parity) {
+  uint32_t done = 0;
+  while (!done) {
+    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                 : "=r"(done)
+                 : "r"(bar), "r"(parity)
+                 : "memory");
+  }
+}
+
 __global__ void __launch_bounds__(32) read_bulk(const char* __restrict__ src, int64_t bytes,
                                                 uint32_t* __restrict__ sink) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -123,14 +134,7 @@ __global__ void __launch_bounds__(32) read_bulk(const char* __restrict__ src, in
   int issued = 0;
   auto wait_slot = [&](int s) {
     const uint32_t parity = (phase_bits >> s) & 1u;
-    uint32_t done = 0;
-    while (!done) {
-      asm volatile(
-          "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-          : "=r"(done)
-          : "r"(bar_base + 8 * s), "r"(parity)
-          : "memory");
-    }
+    wait_barrier_parity(bar_base + 8 * s, parity);
     phase_bits ^= 1u << s;
   };
   for (int64_t c = blockIdx.x; c < chunks; c += gridDim.x, ++issued) {
@@ -191,14 +195,7 @@ __global__ void __launch_bounds__(32) read_tma_tiles(const __grid_constant__ CUt
   auto wait_slot = [&](int s) {
     if (!((pending >> s) & 1u)) return;
     const uint32_t parity = (phase_bits >> s) & 1u;
-    uint32_t done = 0;
-    while (!done) {
-      asm volatile(
-          "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-          : "=r"(done)
-          : "r"(bar_base + 8 * s), "r"(parity)
-          : "memory");
-    }
+    wait_barrier_parity(bar_base + 8 * s, parity);
     phase_bits ^= 1u << s;
     pending &= ~(1u << s);
   };
