@@ -20,10 +20,10 @@
 #   abtable   300            ab.json, session/ab_log.txt: the table $AB_TABLE (default: this
 #                            $OUT's tune.table) loaded back, its config against the embedded
 #                            default's at $TUNE_M, interleaved rounds (swiglu_bench --ab-table)
-#   readknobs 300            session/knobs/*.json, knobs.txt: the swap-AB weight-read knobs
-#                            (decode_plan.h) A/B: a tune of $KNOB_CONFIGS at $KNOB_M per setting of
-#                            $KNOB_SETTINGS (space-separated BATCH/PROMOTION, "-" for unset), with
-#                            the read probes once, compared by bench/compare_read_knobs.py
+#   readknobs 300            knobs.json, session/knobs_log.txt: the swap-AB weight-read knobs
+#                            (decode_plan.h) A/B in one process: per case at $KNOB_M, the dispatched
+#                            config under each of $KNOB_SETTINGS (swiglu_bench --read-knobs) against
+#                            the default read, with the read probes ($KNOB_ARGS, e.g. --config X)
 #   promoted  150            session/bench_promoted.json: check + bench, TILEGLU_ACCUMULATION=promoted
 #   pytest    150            tests.txt (appended): tests/python on the GPU
 #   overhead  60             session/overhead.json: host cost per Python call
@@ -104,24 +104,11 @@ for spec in "$@"; do
         --m "$TUNE_M" ${AB_ARGS:-} --ab-table "$table" --out "$OUT/ab.json" >"$MORE/ab_log.txt" 2>&1
       echo "exit $?"; grep -E "SLOWER|ERROR" "$MORE/ab_log.txt" | head -20; tail -2 "$MORE/ab_log.txt" ;;
     readknobs)
-      log "weight-read knobs ${KNOB_SETTINGS:=-/- -/256 4/- 2/- 4/256} at M ${KNOB_M:=1,16} (limit ${limit:=300}s)"
-      deadline=$(( $(date +%s) + limit ))
-      mkdir -p "$MORE/knobs"
-      configs="${KNOB_CONFIGS:-k2_swapab_n8_s12,k2_swapab_n8_s12_bal,k2_swapab_n8_s12_gsk,k2_swapab_n16_s11,k2_swapab_n16_s11_bal,k2_swapab_n16_s6_bal,k2_swapab_n16_s11_gsk}"
-      ceilings=""  # the read probes (TMA tile order included) with the first setting only
-      for setting in $KNOB_SETTINGS; do
-        left=$(( deadline - $(date +%s) )); (( left > 10 )) || break
-        batch="${setting%%/*}"; promotion="${setting#*/}"
-        [[ "$batch" == - ]] && batch=""; [[ "$promotion" == - ]] && promotion=""
-        name="batch${batch:-1}_l2_${promotion:-128}"
-        TILEGLU_SWAPAB_ISSUE_BATCH="$batch" TILEGLU_TMA_L2_PROMOTION="$promotion" timeout "$left" \
-          build/bench/swiglu_bench --bench --no-baselines $ceilings --dtype bf16 --m "$KNOB_M" \
-          --tune-configs "$configs" --tune "$MORE/knobs/$name.table" --out "$MORE/knobs/$name.json" \
-          >"$MORE/knobs/$name.txt" 2>&1
-        echo "$name exit $?"; grep -h warning "$MORE/knobs/$name.txt" | head -3
-        ceilings="--no-ceilings"
-      done
-      python3 bench/compare_read_knobs.py "$MORE"/knobs/*.json | tee "$OUT/knobs.txt" ;;
+      log "weight-read knobs ${KNOB_SETTINGS:=-/256,4/-,2/-,4/256} at M ${KNOB_M:=1,4,16} (limit ${limit:=300}s)"
+      # shellcheck disable=SC2086
+      timeout "$limit" build/bench/swiglu_bench --bench --no-baselines --dtype bf16 --m "$KNOB_M" \
+        --read-knobs "$KNOB_SETTINGS" ${KNOB_ARGS:-} --out "$OUT/knobs.json" >"$MORE/knobs_log.txt" 2>&1
+      echo "exit $?"; grep -E "warning|stream qwen|  tma_|bench qwen|read knobs" "$MORE/knobs_log.txt" | cut -c1-400 ;;
     promoted)
       log "check + bench, TILEGLU_ACCUMULATION=promoted (limit ${limit:=150}s)"
       TILEGLU_ACCUMULATION=promoted timeout "$limit" build/bench/swiglu_bench --check --bench \

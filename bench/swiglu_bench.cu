@@ -1031,6 +1031,14 @@ struct Row {
     int rounds = 0;      // 0: both choices are the same config (nothing to time)
     bool pass = false;   // table_us <= default_us * (1 + noise)
   } ab;
+  // --read-knobs: the dispatched config under each weight-read setting, interleaved rounds.
+  struct ReadKnob {
+    std::string setting;  // "BATCH/PROMOTION", "-" for unset; the first is "-/-", the default read
+    double us = NAN;      // median over the rounds
+    double noise = NAN;   // (max - min) / median over the rounds
+  };
+  std::vector<ReadKnob> read_knobs;
+  int read_knob_rounds = 0;
 };
 
 struct Options {
@@ -1046,6 +1054,7 @@ struct Options {
   std::vector<std::string> tune_configs;  // --tune-configs a,b: only these (default: all)
   std::string tune;          // --tune PATH: time every config, write the fastest per shape there
   std::string ab_table;      // --ab-table PATH: this table's choice vs the embedded default's
+  std::vector<std::string> read_knobs;  // --read-knobs B/P,...: weight-read settings to A/B
   int rounds = 1;            // --rounds N: interleaved timing rounds of the variants per case
   int reps = 0;
   bool quick = false;
@@ -1361,7 +1370,7 @@ std::vector<EdgeCase> edge_cases() {
 // ------------------------------------------------------------------------------------------------
 // --tune: every compiled configuration on one (model, M), forced through TILEGLU_FORCE_CONFIG
 // (read by the library on every call). A config the library does not run for this shape (the
-// query names another) is skipped. The environment is restored as it was (ScopedForcedConfig).
+// query names another) is skipped. The environment is restored as it was (ScopedEnv).
 // ------------------------------------------------------------------------------------------------
 //
 // Why the re-timing rounds: one pass times the configs one after another, and the clocks drift
@@ -1372,26 +1381,28 @@ std::vector<EdgeCase> edge_cases() {
 // interleaved and in a rotating order, and ranked by the median of all their timings.
 constexpr double kRetimeWindow = 0.05;
 
-// TILEGLU_FORCE_CONFIG as it was at construction, put back at destruction: the tuner and the
-// table A/B force configs one after another and must leave --config's setting as they found it.
-class ScopedForcedConfig {
+// An environment variable as it was at construction, put back at destruction: the tuner and the
+// table A/B force configs one after another (TILEGLU_FORCE_CONFIG), the read-knob A/B sets the
+// knobs, and each must leave the caller's setting as it found it.
+class ScopedEnv {
  public:
-  ScopedForcedConfig() {
-    const char* value = std::getenv("TILEGLU_FORCE_CONFIG");
+  explicit ScopedEnv(const char* name) : name_(name) {
+    const char* value = std::getenv(name);
     had_ = value != nullptr;
     if (had_) saved_ = value;
   }
-  ~ScopedForcedConfig() {
+  ~ScopedEnv() {
     if (had_) {
-      setenv("TILEGLU_FORCE_CONFIG", saved_.c_str(), 1);
+      setenv(name_, saved_.c_str(), 1);
     } else {
-      unsetenv("TILEGLU_FORCE_CONFIG");
+      unsetenv(name_);
     }
   }
-  ScopedForcedConfig(const ScopedForcedConfig&) = delete;
-  ScopedForcedConfig& operator=(const ScopedForcedConfig&) = delete;
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
 
  private:
+  const char* name_;
   bool had_ = false;
   std::string saved_;
 };
@@ -1403,7 +1414,7 @@ void tune_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
   const int64_t m = row->m, k = row->k, i = row->i;
   const tileglu_dtype_t dt = TypeInfo<T>::kDtype;
   const int count = tileglu_config_count();
-  const ScopedForcedConfig restore_forced;
+  const ScopedEnv restore_forced("TILEGLU_FORCE_CONFIG");
   auto call = [&](cudaStream_t s) {
     return tileglu_swiglu_stacked(dt, m, k, i, x, k, w, k, out, i, s) == TILEGLU_SUCCESS;
   };
@@ -1545,7 +1556,7 @@ void table_ab_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
     *name = cfg.name;
     return true;
   };
-  const ScopedForcedConfig restore_forced;
+  const ScopedEnv restore_forced("TILEGLU_FORCE_CONFIG");
   unsetenv("TILEGLU_FORCE_CONFIG");
   if (!choice(nullptr, &ab.default_config) || !choice(ctx.opt.ab_table.c_str(), &ab.table_config)) return;
   if (ab.default_config == ab.table_config) {
@@ -1581,6 +1592,60 @@ void table_ab_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
   }
   ab.noise = std::max(spread(def_rounds, ab.default_us), spread(tab_rounds, ab.table_us));
   ab.pass = ab.table_us <= ab.default_us * (1.0 + ab.noise);
+}
+
+// --read-knobs: the swap-AB weight-read knobs (decode_plan.h) A/B'd on the config the library
+// dispatches, in one process on one set of buffers. Why not one process per setting: the decode
+// kernels' time moves 2-3 % between processes with the read probe's unchanged (72B M = 1,
+// n16_s11: 218.8-219.6 or 224-226.6 us over sessions 9-12, the probe 210.8-211.1), so a setting's
+// gain of that size would be lost between processes. Each call sets the knobs (the library reads
+// them per launch; a graph captures the launch it makes); kAbMinRounds (or --rounds) rounds.
+template <typename T>
+void read_knobs_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
+  const int64_t m = row->m, k = row->k, i = row->i;
+  const tileglu_dtype_t dt = TypeInfo<T>::kDtype;
+  const ScopedEnv restore_batch("TILEGLU_SWAPAB_ISSUE_BATCH");
+  const ScopedEnv restore_promotion("TILEGLU_TMA_L2_PROMOTION");
+  const std::vector<std::string>& settings = ctx.opt.read_knobs;
+  row->read_knobs.assign(settings.size(), {});
+  std::vector<Timing> timing(settings.size());
+  std::vector<std::vector<double>> rounds_us(settings.size());
+  std::vector<TimedVariant> variants;
+  for (size_t j = 0; j < settings.size(); ++j) {
+    const std::string& setting = settings[j];
+    row->read_knobs[j].setting = setting;
+    const size_t slash = setting.find('/');
+    std::string batch = setting.substr(0, slash), promotion = setting.substr(slash + 1);
+    if (batch == "-") batch.clear();
+    if (promotion == "-") promotion.clear();
+    variants.push_back({[=](cudaStream_t s) {
+                          setenv("TILEGLU_SWAPAB_ISSUE_BATCH", batch.c_str(), 1);
+                          setenv("TILEGLU_TMA_L2_PROMOTION", promotion.c_str(), 1);
+                          return tileglu_swiglu_stacked(dt, m, k, i, x, k, w, k, out, i, s) == TILEGLU_SUCCESS;
+                        },
+                        &timing[j], &rounds_us[j]});
+  }
+  row->read_knob_rounds = std::max(kAbMinRounds, ctx.opt.rounds);
+  time_interleaved(ctx.dev, ctx.events, ctx.topt, m <= 64, variants, row->read_knob_rounds);
+  CUDA_CHECK(cudaGetLastError());
+  for (size_t j = 0; j < settings.size(); ++j) {
+    Row::ReadKnob& r = row->read_knobs[j];
+    r.us = timing[j].median_us;
+    if (std::isfinite(r.us) && !rounds_us[j].empty()) {
+      const auto [lo, hi] = std::minmax_element(rounds_us[j].begin(), rounds_us[j].end());
+      r.noise = (*hi - *lo) / r.us;
+    }
+  }
+}
+
+std::string read_knobs_json(const Row& r) {
+  std::string s = "{\"rounds\": " + jint(r.read_knob_rounds) + ", \"settings\": [";
+  for (size_t j = 0; j < r.read_knobs.size(); ++j) {
+    const Row::ReadKnob& k = r.read_knobs[j];
+    s += std::string(j ? ", " : "") + "{\"setting\": " + jstr(k.setting) + ", \"us\": " + jnum(k.us) +
+         ", \"over_default\": " + jnum(k.us / r.read_knobs[0].us) + ", \"noise\": " + jnum(k.noise) + "}";
+  }
+  return s + "]}";
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -1664,6 +1729,7 @@ void bench_case(Context& ctx, Row* row) {
   row->benched = true;
   if (!ctx.opt.tune.empty()) tune_case<T>(ctx, row, x, w, out);
   if (!ctx.opt.ab_table.empty()) table_ab_case<T>(ctx, row, x, w, out);
+  if (!ctx.opt.read_knobs.empty()) read_knobs_case<T>(ctx, row, x, w, out);
 
   if (m <= 64) {
     row->graphed = true;
@@ -1849,6 +1915,10 @@ void usage() {
       "  --ab-table PATH   load this tuning table and, per case, time its config against the\n"
       "                    embedded default's where they differ (interleaved rounds; verdict: the\n"
       "                    table's median within the rounds' spread of the default's)\n"
+      "  --read-knobs LIST per case, the dispatched config under each weight-read setting of LIST\n"
+      "                    (BATCH/PROMOTION, comma-separated, '-' for unset: TILEGLU_SWAPAB_ISSUE_BATCH\n"
+      "                    and TILEGLU_TMA_L2_PROMOTION) against the default read, interleaved rounds\n"
+      "                    in one process on the same buffers\n"
       "  --rounds N        time each case's variants in N interleaved rounds, median of the\n"
       "                    round medians (default 1; --ab-table uses at least 5)\n"
       "  --reps N          exactly N timed runs per variant (default adaptive: ~100 ms, 10..200)\n"
@@ -1930,6 +2000,22 @@ bool parse_args(int argc, char** argv, Options* o) {
       if (!next(&o->tune)) return false;
     } else if (arg == "--ab-table") {
       if (!next(&o->ab_table)) return false;
+    } else if (arg == "--read-knobs") {
+      if (!next(&v)) return false;
+      o->read_knobs = {"-/-"};  // the default read first: the others are against it
+      for (size_t start = 0; start <= v.size();) {
+        const size_t comma = v.find(',', start);
+        const std::string setting = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (!setting.empty() && setting != "-/-") {
+          if (setting.find('/') == std::string::npos) {
+            std::fprintf(stderr, "--read-knobs: '%s' is not BATCH/PROMOTION ('-' for unset)\n", setting.c_str());
+            return false;
+          }
+          o->read_knobs.push_back(setting);
+        }
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
     } else if (arg == "--rounds") {
       if (!next(&v)) return false;
       o->rounds = std::atoi(v.c_str());
@@ -1956,6 +2042,10 @@ bool parse_args(int argc, char** argv, Options* o) {
   if (!o->check && !o->bench) o->check = o->bench = true;
   if (!o->ab_table.empty() && !o->bench) {
     std::fprintf(stderr, "--ab-table times configs: it needs the bench phase\n");
+    return false;
+  }
+  if (!o->read_knobs.empty() && !o->bench) {
+    std::fprintf(stderr, "--read-knobs times the library: it needs the bench phase\n");
     return false;
   }
   return true;
@@ -2360,6 +2450,13 @@ int main(int argc, char** argv) {
                       r.ab.table_us, r.ab.table_us / r.ab.default_us, r.ab.noise, r.ab.rounds,
                       r.ab.pass ? "ok" : "SLOWER BEYOND NOISE");
       }
+      if (!r.read_knobs.empty()) {
+        std::printf("    read knobs (%d rounds):", r.read_knob_rounds);
+        for (const auto& k : r.read_knobs) {
+          std::printf("  %s %.2f us (%.4f, noise %.3f)", k.setting.c_str(), k.us, k.us / r.read_knobs[0].us, k.noise);
+        }
+        std::printf("\n");
+      }
       for (const auto& t : r.tuned) {
         std::string rounds;
         for (size_t j = 1; j < t.rounds.size(); ++j) rounds += " " + std::to_string(t.rounds[j]);
@@ -2605,6 +2702,7 @@ int main(int argc, char** argv) {
       s += "]";
     }
     if (r.ab.ran) s += ", \"table_ab\": " + table_ab_json(r.ab);
+    if (!r.read_knobs.empty()) s += ", \"read_knobs\": " + read_knobs_json(r);
     if (r.graphed) {
       s += ", \"ours_graph_us\": " + jnum(r.ours_graph.median_us);
       s += ", \"cublas_gemm_graph_us\": " + jnum(r.gemm_graph.median_us);

@@ -142,34 +142,3 @@ def test_parse_prefill():
     assert e2e.parse_prefill("1x4096,8x512") == [(1, 4096), (8, 512)]
     assert json.loads(json.dumps(e2e.parse_prefill("1x4096"))) == [[1, 4096]]
 
-
-def _tune_json(times, probe=None):
-    """A swiglu_bench tune JSON: times = {(model, M): {config: graph_us}}."""
-    rows = [{"model": m, "M": mm, "tuned": [{"config": c, "us": us + 1, "graph_us": us} for c, us in t.items()]}
-            for (m, mm), t in times.items()]
-    return {"rows": rows, "stream_probe": [probe] if probe else []}
-
-
-def test_compare_read_knobs(tmp_path):
-    """bench/compare_read_knobs.py: each setting's fastest config against the default read's."""
-    if str(REPO / "bench") not in sys.path:
-        sys.path.insert(0, str(REPO / "bench"))
-    compare = importlib.import_module("compare_read_knobs")
-    base = {("qwen2.5-7b", 1): {"a": 66.0, "b": 67.0}, ("qwen2.5-7b", 16): {"a": 70.0}}
-    promoted = {("qwen2.5-7b", 1): {"a": 64.0, "b": 63.0}, ("qwen2.5-7b", 16): {"a": 70.7}}
-    probe = {"model": "qwen2.5-7b", "bytes": 271.6e6, "bulk_graph_us": 63.0, "tma_64x64_l2_128_graph_us": 70.0}
-    (tmp_path / "batch1_l2_128.json").write_text(json.dumps(_tune_json(base, probe)))
-    (tmp_path / "batch1_l2_256.json").write_text(json.dumps(_tune_json(promoted)))
-    settings, rows = compare.compare({"batch1_l2_128": _tune_json(base, probe), "batch1_l2_256": _tune_json(promoted)})
-    assert settings == ["batch1_l2_128", "batch1_l2_256"]
-    first = rows[0]["settings"]["batch1_l2_256"]
-    assert rows[0]["base_config"] == "a" and first["best_config"] == "b"
-    assert abs(first["best_over_base"] - 63.0 / 66.0) < 1e-12 and abs(first["base_config_over_base"] - 64.0 / 66.0) < 1e-12
-    assert abs(rows[1]["settings"]["batch1_l2_256"]["best_over_base"] - 1.01) < 1e-12
-    out = subprocess.run([sys.executable, str(REPO / "bench" / "compare_read_knobs.py"),
-                          str(tmp_path / "batch1_l2_128.json"), str(tmp_path / "batch1_l2_256.json"),
-                          "--json", str(tmp_path / "s.json")], capture_output=True, text=True, check=True).stdout
-    assert "tma_64x64_l2_128 3.88" in out and "bulk 4.31" in out
-    assert json.loads((tmp_path / "s.json").read_text())["settings"] == settings
-    with pytest.raises(SystemExit, match="batch1_l2_128"):
-        compare.compare({"batch4_l2_128": _tune_json(base)})
