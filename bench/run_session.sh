@@ -22,7 +22,8 @@
 #                            default's at $TUNE_M, interleaved rounds (swiglu_bench --ab-table)
 #   readknobs 300            knobs.json, session/knobs_log.txt: the swap-AB weight-read knobs
 #                            (decode_plan.h) A/B in one process: per case at $KNOB_M, the dispatched
-#                            config under each of $KNOB_SETTINGS (swiglu_bench --read-knobs) against
+#                            config under each of $KNOB_SETTINGS (BATCH/PROMOTION[/STAGGER],
+#                            swiglu_bench --read-knobs) against
 #                            the default read, with the read probes ($KNOB_ARGS, e.g. --config X)
 #   promoted  150            session/bench_promoted.json: check + bench, TILEGLU_ACCUMULATION=promoted
 #   pytest    150            tests.txt (appended): tests/python on the GPU
@@ -104,7 +105,7 @@ for spec in "$@"; do
         --m "$TUNE_M" ${AB_ARGS:-} --ab-table "$table" --out "$OUT/ab.json" >"$MORE/ab_log.txt" 2>&1
       echo "exit $?"; grep -E "SLOWER|ERROR" "$MORE/ab_log.txt" | head -20; tail -2 "$MORE/ab_log.txt" ;;
     readknobs)
-      log "weight-read knobs ${KNOB_SETTINGS:=-/256,4/-,2/-,4/256} at M ${KNOB_M:=1,4,16} (limit ${limit:=300}s)"
+      log "weight-read knobs ${KNOB_SETTINGS:=-/256,4/-,2/-,4/256,-/-/1,-/256/1} at M ${KNOB_M:=1,16} (limit ${limit:=300}s)"
       # shellcheck disable=SC2086
       timeout "$limit" build/bench/swiglu_bench --bench --no-baselines --dtype bf16 --m "$KNOB_M" \
         --read-knobs "$KNOB_SETTINGS" ${KNOB_ARGS:-} --out "$OUT/knobs.json" >"$MORE/knobs_log.txt" 2>&1

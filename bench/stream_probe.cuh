@@ -26,7 +26,8 @@
 //              = gate rows [64 u, 64 u + 64) and the same up rows, CTA c taking units c, c + G, ...,
 //              each along K; a slot = one gate box and the matching up box (8 KiB each). Variants
 //              (TmaTilesVariant): the kernels' 64 x 64-element 128-byte-swizzled boxes at 128-byte
-//              L2 promotion (CuTe's), at 256-byte promotion, issued 4 slots at a time, and boxes
+//              L2 promotion (CuTe's), at 256-byte promotion, issued 4 slots at a time, with unit
+//              u's sweep starting at k box u (so a wave's CTAs stand at different k), and boxes
 //              of 16 rows x 256 elements (512 bytes of each row at once). Against `bulk` it prices
 //              the kernels' access pattern through the TMA unit itself (session 13).
 #pragma once
@@ -165,17 +166,19 @@ struct TmaTilesVariant {
   int box_rows;   // rows per box: box_k * box_rows * 2 bytes = 8 KiB
   int promotion;  // L2 promotion, bytes
   int batch;      // slots issued together once that many are free (divides kTmaSlots)
+  int stagger;    // unit u's sweep starts at box column u x stagger (mod the row's boxes) and wraps
 };
 constexpr TmaTilesVariant kTmaTilesVariants[] = {
-    {"tma_64x64_l2_128", 64, 64, 128, 1},
-    {"tma_64x64_l2_256", 64, 64, 256, 1},
-    {"tma_64x64_l2_128_batch4", 64, 64, 128, 4},
-    {"tma_256x16_l2_256", 256, 16, 256, 1},
+    {"tma_64x64_l2_128", 64, 64, 128, 1, 0},
+    {"tma_64x64_l2_256", 64, 64, 256, 1, 0},
+    {"tma_64x64_l2_128_batch4", 64, 64, 128, 4, 0},
+    {"tma_64x64_l2_128_stagger1", 64, 64, 128, 1, 1},
+    {"tma_256x16_l2_256", 256, 16, 256, 1, 0},
 };
 constexpr int kTmaTilesVariantCount = int(sizeof(kTmaTilesVariants) / sizeof(kTmaTilesVariants[0]));
 
 __global__ void __launch_bounds__(32) read_tma_tiles(const __grid_constant__ CUtensorMap map, int units, int i_rows,
-                                                     int k, int box_k, int box_rows, int batch,
+                                                     int k, int box_k, int box_rows, int batch, int stagger,
                                                      uint32_t* __restrict__ sink) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   extern __shared__ __align__(128) char smem_raw[];
@@ -200,8 +203,11 @@ __global__ void __launch_bounds__(32) read_tma_tiles(const __grid_constant__ CUt
     pending &= ~(1u << s);
   };
   int issued = 0;
+  const int k_boxes = (k + box_k - 1) / box_k;
   for (int u = blockIdx.x; u < units; u += gridDim.x) {
-    for (int k0 = 0; k0 < k; k0 += box_k) {
+    const int first = int(int64_t(u) * stagger % k_boxes);
+    for (int step = 0; step < k_boxes; ++step) {
+      const int k0 = (first + step < k_boxes ? first + step : first + step - k_boxes) * box_k;
       for (int r0 = 0; r0 < kTmaUnitRows; r0 += box_rows, ++issued) {
         const int s = issued % kTmaSlots;
         if (issued % batch == 0) {
@@ -268,7 +274,7 @@ inline cudaError_t launch_tma_tiles(const void* src, int i_rows, int k, const Tm
     return cudaErrorInvalidValue;
   }
   const int units = i_rows / kTmaUnitRows;  // the Qwen2.5 I are multiples of 64
-  read_tma_tiles<<<ctas, 32, smem, s>>>(map, units, i_rows, k, v.box_k, v.box_rows, v.batch, sink);
+  read_tma_tiles<<<ctas, 32, smem, s>>>(map, units, i_rows, k, v.box_k, v.box_rows, v.batch, v.stagger, sink);
   return cudaPeekAtLastError();
 }
 

@@ -1033,7 +1033,7 @@ struct Row {
   } ab;
   // --read-knobs: the dispatched config under each weight-read setting, interleaved rounds.
   struct ReadKnob {
-    std::string setting;  // "BATCH/PROMOTION", "-" for unset; the first is "-/-", the default read
+    std::string setting;  // "BATCH/PROMOTION[/STAGGER]", "-" for unset; the first "-/-", the default read
     double us = NAN;      // median over the rounds
     double noise = NAN;   // (max - min) / median over the rounds
   };
@@ -1054,7 +1054,7 @@ struct Options {
   std::vector<std::string> tune_configs;  // --tune-configs a,b: only these (default: all)
   std::string tune;          // --tune PATH: time every config, write the fastest per shape there
   std::string ab_table;      // --ab-table PATH: this table's choice vs the embedded default's
-  std::vector<std::string> read_knobs;  // --read-knobs B/P,...: weight-read settings to A/B
+  std::vector<std::string> read_knobs;  // --read-knobs B/P[/S],...: weight-read settings to A/B
   int rounds = 1;            // --rounds N: interleaved timing rounds of the variants per case
   int reps = 0;
   bool quick = false;
@@ -1606,6 +1606,7 @@ void read_knobs_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
   const tileglu_dtype_t dt = TypeInfo<T>::kDtype;
   const ScopedEnv restore_batch("TILEGLU_SWAPAB_ISSUE_BATCH");
   const ScopedEnv restore_promotion("TILEGLU_TMA_L2_PROMOTION");
+  const ScopedEnv restore_stagger("TILEGLU_SWAPAB_K_STAGGER");
   const std::vector<std::string>& settings = ctx.opt.read_knobs;
   row->read_knobs.assign(settings.size(), {});
   std::vector<Timing> timing(settings.size());
@@ -1614,13 +1615,20 @@ void read_knobs_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
   for (size_t j = 0; j < settings.size(); ++j) {
     const std::string& setting = settings[j];
     row->read_knobs[j].setting = setting;
-    const size_t slash = setting.find('/');
-    std::string batch = setting.substr(0, slash), promotion = setting.substr(slash + 1);
-    if (batch == "-") batch.clear();
-    if (promotion == "-") promotion.clear();
+    // BATCH/PROMOTION[/STAGGER]; "-" or a missing field: unset.
+    std::string field[3];
+    for (size_t f = 0, start = 0; f < 3 && start <= setting.size(); ++f) {
+      const size_t slash = setting.find('/', start);
+      field[f] = setting.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+      if (field[f] == "-") field[f].clear();
+      if (slash == std::string::npos) break;
+      start = slash + 1;
+    }
+    const std::string batch = field[0], promotion = field[1], stagger = field[2];
     variants.push_back({[=](cudaStream_t s) {
                           setenv("TILEGLU_SWAPAB_ISSUE_BATCH", batch.c_str(), 1);
                           setenv("TILEGLU_TMA_L2_PROMOTION", promotion.c_str(), 1);
+                          setenv("TILEGLU_SWAPAB_K_STAGGER", stagger.c_str(), 1);
                           return tileglu_swiglu_stacked(dt, m, k, i, x, k, w, k, out, i, s) == TILEGLU_SUCCESS;
                         },
                         &timing[j], &rounds_us[j]});
@@ -1916,9 +1924,9 @@ void usage() {
       "                    embedded default's where they differ (interleaved rounds; verdict: the\n"
       "                    table's median within the rounds' spread of the default's)\n"
       "  --read-knobs LIST per case, the dispatched config under each weight-read setting of LIST\n"
-      "                    (BATCH/PROMOTION, comma-separated, '-' for unset: TILEGLU_SWAPAB_ISSUE_BATCH\n"
-      "                    and TILEGLU_TMA_L2_PROMOTION) against the default read, interleaved rounds\n"
-      "                    in one process on the same buffers\n"
+      "                    (BATCH/PROMOTION[/STAGGER], comma-separated, '-' for unset:\n"
+      "                    TILEGLU_SWAPAB_ISSUE_BATCH, TILEGLU_TMA_L2_PROMOTION, TILEGLU_SWAPAB_K_STAGGER)\n"
+      "                    against the default read, interleaved rounds in one process, same buffers\n"
       "  --rounds N        time each case's variants in N interleaved rounds, median of the\n"
       "                    round medians (default 1; --ab-table uses at least 5)\n"
       "  --reps N          exactly N timed runs per variant (default adaptive: ~100 ms, 10..200)\n"
@@ -2008,7 +2016,8 @@ bool parse_args(int argc, char** argv, Options* o) {
         const std::string setting = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         if (!setting.empty() && setting != "-/-") {
           if (setting.find('/') == std::string::npos) {
-            std::fprintf(stderr, "--read-knobs: '%s' is not BATCH/PROMOTION ('-' for unset)\n", setting.c_str());
+            std::fprintf(stderr, "--read-knobs: '%s' is not BATCH/PROMOTION[/STAGGER] ('-' for unset)\n",
+                         setting.c_str());
             return false;
           }
           o->read_knobs.push_back(setting);

@@ -213,6 +213,26 @@ inline int parse_swapab_issue_batch(const char* value) {
   return value[0] - '0';
 }
 
+// TILEGLU_SWAPAB_K_STAGGER: the swap-AB kernels' sweep of a whole unit (not a stream-K or
+// split-K piece) starts at k tile (col_blk x S) mod k_tiles and wraps around. Why: the CTAs of a
+// wave start together and advance alike, so without it they all request the same 128-byte column
+// (the same address bits below the row stride) of their rows at once, which the DRAM address
+// hash may map to fewer channels than a linear read spreads over; with S = 1 the 132 CTAs of a
+// 72B wave stand at 132 different k tiles. The sum's order changes (still deterministic; exact
+// inputs stay exact). Returns 0..kSwapABMaxKStagger for a decimal, 0 for unset or empty, -1 for
+// anything else.
+inline constexpr int kSwapABMaxKStagger = 1024;
+
+inline int parse_swapab_k_stagger(const char* value) {
+  if (value == nullptr || value[0] == '\0') return 0;
+  int n = 0;
+  for (const char* c = value; *c != '\0'; ++c) {
+    if (*c < '0' || *c > '9' || n > kSwapABMaxKStagger) return -1;
+    n = 10 * n + (*c - '0');
+  }
+  return n <= kSwapABMaxKStagger ? n : -1;
+}
+
 // TILEGLU_TMA_L2_PROMOTION: the L2 promotion of the swap-AB kernels' weight descriptors, "none",
 // "64", "128" or "256" bytes (sm90_tma_l2_promotion.hpp; CuTe's default is 128). Returns the
 // bytes (1 for "none"), 0 for unset or empty, -1 for anything else.

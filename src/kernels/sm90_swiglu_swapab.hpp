@@ -221,6 +221,7 @@ struct Sm90SwigluSwapAB {
     // below kSwapABExchangeReady; `splits` is the grid's CTA count.
     unsigned long long epoch;
     int issue_batch;  // the producer's stages per batch (TILEGLU_SWAPAB_ISSUE_BATCH; 1: one at a time)
+    int k_stagger;    // k tiles of offset per 64-column tile of a whole unit's sweep (TILEGLU_SWAPAB_K_STAGGER)
   };
 };
 
@@ -274,7 +275,15 @@ CUTLASS_DEVICE void swapab_load_unit(typename Kernel::Params const& p, typename 
   Tensor tGgG = tma_g.partition_S(gG);  // (TMA, TMA_M, TMA_K, k tiles)
   Tensor tUgU = tma_u.partition_S(gU);
   Tensor tXgX = tma_x.partition_S(gX);
-  auto issue = [&](int kt) {
+  // TILEGLU_SWAPAB_K_STAGGER (decode_plan.h): a whole unit's sweep starts at k tile
+  // col_blk x stagger (mod k_tiles) and wraps around, so that the CTAs of a wave do not all read
+  // the same 128-byte column of their rows at once. Cut units (stream-K, split K) keep their order.
+  int rotate = 0;
+  if (p.k_stagger > 0 && k_begin == 0 && k_count == p.k_tiles) {
+    rotate = int(int64_t(col_blk) * p.k_stagger % p.k_tiles);
+  }
+  auto issue = [&](int k_step) {
+    int const kt = k_step + rotate < p.k_tiles ? k_step + rotate : k_step + rotate - p.k_tiles;
     auto* full_barrier = pipeline.producer_get_barrier(write_state);
     int const stage = write_state.index();
     Element* const stage_a = smem.tensors.a.data() + stage * Kernel::kStageElemsA;
@@ -775,8 +784,9 @@ int swapab_ctas_per_sm(KernelFn* kernel) {
 }
 
 // The weight-read knobs, for measuring them (decode_plan.h): TILEGLU_SWAPAB_ISSUE_BATCH, the
-// producer's stages per batch (at most the ring), and TILEGLU_TMA_L2_PROMOTION, the weight
-// descriptors' L2 promotion (sm90_tma_l2_promotion.hpp). A bad value is named once and ignored.
+// producer's stages per batch (at most the ring), TILEGLU_SWAPAB_K_STAGGER, the k offset of each
+// tile's sweep, and TILEGLU_TMA_L2_PROMOTION, the weight descriptors' L2 promotion
+// (sm90_tma_l2_promotion.hpp). A bad value is named once and ignored.
 template <class Kernel>
 void swapab_apply_read_knobs(typename Kernel::Params& params, SwigluParams const& p) {
   static std::atomic<bool> warned_batch{false};
@@ -788,6 +798,16 @@ void swapab_apply_read_knobs(typename Kernel::Params& params, SwigluParams const
     } else if (batch < 0 && !warned_batch.exchange(true)) {
       std::fprintf(stderr, "tileglu: warning: TILEGLU_SWAPAB_ISSUE_BATCH=%s is not 1-%d; stages go one at a time\n",
                    batch_env, kSwapABMaxIssueBatch);
+    }
+  }
+  static std::atomic<bool> warned_stagger{false};
+  if (char const* stagger_env = std::getenv("TILEGLU_SWAPAB_K_STAGGER")) {
+    int const stagger = parse_swapab_k_stagger(stagger_env);
+    if (stagger >= 0) {
+      params.k_stagger = stagger;
+    } else if (!warned_stagger.exchange(true)) {
+      std::fprintf(stderr, "tileglu: warning: TILEGLU_SWAPAB_K_STAGGER=%s is not 0-%d; no stagger\n", stagger_env,
+                   kSwapABMaxKStagger);
     }
   }
   char const* promotion_env = std::getenv("TILEGLU_TMA_L2_PROMOTION");
@@ -835,7 +855,7 @@ cudaError_t launch_sm90_swiglu_swapab(SwigluParams const& p, int sm_count, cudaS
       make_tma_copy(SM90_TMA_LOAD{}, gmem(p.w_up, p.i, p.k, p.ld_up), typename Kernel::SmemLayoutAHalf{}),
       make_tma_copy(SM90_TMA_LOAD{}, gmem(p.x, p.m, p.k, p.ldx), typename Kernel::SmemLayoutBStage{}),
       static_cast<Element*>(p.out), p.ld_out, p.m, p.k, p.i,
-      (p.k - 1) / Kernel::kTileK + 1, 1, int(tiles), int(tiles * token_blocks), 1, 0ull, 1};
+      (p.k - 1) / Kernel::kTileK + 1, 1, int(tiles), int(tiles * token_blocks), 1, 0ull, 1, 0};
 
   swapab_apply_read_knobs<Kernel>(params, p);
 

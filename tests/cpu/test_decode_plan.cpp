@@ -306,8 +306,8 @@ TEST(SwapABGridStreamK, CtasAndForcedGrid) {
   EXPECT_EQ(parse_swapab_grid("99999999999999999999"), -1);
 }
 
-// The weight-read knobs (decode_plan.h): a stage count per producer batch and the weight
-// descriptors' L2 promotion; anything else is -1, which the launcher names and ignores.
+// The weight-read knobs (decode_plan.h): a stage count per producer batch, the sweep's k stagger
+// and the weight descriptors' L2 promotion; anything else is -1, which the launcher names and ignores.
 TEST(SwapABReadKnobs, Parse) {
   EXPECT_EQ(parse_swapab_issue_batch(nullptr), 0);
   EXPECT_EQ(parse_swapab_issue_batch(""), 0);
@@ -319,6 +319,16 @@ TEST(SwapABReadKnobs, Parse) {
   EXPECT_EQ(parse_swapab_issue_batch("12"), -1);
   EXPECT_EQ(parse_swapab_issue_batch("2x"), -1);
   EXPECT_EQ(parse_swapab_issue_batch("-2"), -1);
+  EXPECT_EQ(parse_swapab_k_stagger(nullptr), 0);
+  EXPECT_EQ(parse_swapab_k_stagger(""), 0);
+  EXPECT_EQ(parse_swapab_k_stagger("0"), 0);
+  EXPECT_EQ(parse_swapab_k_stagger("1"), 1);
+  EXPECT_EQ(parse_swapab_k_stagger("37"), 37);
+  EXPECT_EQ(parse_swapab_k_stagger("1024"), kSwapABMaxKStagger);
+  EXPECT_EQ(parse_swapab_k_stagger("1025"), -1);
+  EXPECT_EQ(parse_swapab_k_stagger("-1"), -1);
+  EXPECT_EQ(parse_swapab_k_stagger("3k"), -1);
+  EXPECT_EQ(parse_swapab_k_stagger("99999999999"), -1);
   EXPECT_EQ(parse_tma_l2_promotion(nullptr), 0);
   EXPECT_EQ(parse_tma_l2_promotion(""), 0);
   EXPECT_EQ(parse_tma_l2_promotion("none"), 1);
