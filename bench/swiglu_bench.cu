@@ -23,6 +23,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <iterator>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
@@ -1810,7 +1811,8 @@ struct StreamProbe {
   int bal_ctas = 0;       // the swap-AB decode kernel's balanced grid for this model's 64-column units
   double bulk_bal_us = NAN;  // bulk on bal_ctas CTAs
   double bulk_coop_us = NAN;  // bulk on one CTA per SM, launched cooperatively
-  double tma_tiles_us[stream_probe::kTmaTilesVariantCount] = {};  // per stream_probe::kTmaTilesVariants
+  double tma_tiles_us[stream_probe::kTmaTilesVariantCount];  // per stream_probe::kTmaTilesVariants
+  StreamProbe() { std::fill(std::begin(tma_tiles_us), std::end(tma_tiles_us), NAN); }
 };
 
 StreamProbe measure_stream_probe(Context& ctx, const Model& md, const void* weights) {
@@ -2015,7 +2017,8 @@ bool parse_args(int argc, char** argv, Options* o) {
         const size_t comma = v.find(',', start);
         const std::string setting = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         if (!setting.empty() && setting != "-/-") {
-          if (setting.find('/') == std::string::npos) {
+          const size_t slashes = size_t(std::count(setting.begin(), setting.end(), '/'));
+          if (slashes < 1 || slashes > 2) {
             std::fprintf(stderr, "--read-knobs: '%s' is not BATCH/PROMOTION[/STAGGER] ('-' for unset)\n",
                          setting.c_str());
             return false;
@@ -2460,7 +2463,7 @@ int main(int argc, char** argv) {
                       r.ab.pass ? "ok" : "SLOWER BEYOND NOISE");
       }
       if (!r.read_knobs.empty()) {
-        std::printf("    read knobs (%d rounds):", r.read_knob_rounds);
+        std::printf("    read knobs, %s (%d rounds):", r.config.c_str(), r.read_knob_rounds);
         for (const auto& k : r.read_knobs) {
           std::printf("  %s %.2f us (%.4f, noise %.3f)", k.setting.c_str(), k.us, k.us / r.read_knobs[0].us, k.noise);
         }

@@ -186,17 +186,24 @@ inline int swapab_grid_stream_k_ctas(int64_t units, int k_tiles, int64_t residen
   return int(g);
 }
 
+// The value of a non-empty decimal string if it is at most `max`, else -1 (signs, other
+// characters and overflow included): the environment knobs below.
+inline int parse_decimal_at_most(const char* value, int max) {
+  int n = 0;
+  for (const char* c = value; *c != '\0'; ++c) {
+    if (*c < '0' || *c > '9' || n > max) return -1;
+    n = 10 * n + (*c - '0');
+  }
+  return n <= max ? n : -1;
+}
+
 // TILEGLU_SWAPAB_GRID: a fixed CTA count for the grid stream-K configs (clamped to what fits and
 // to kSwapABGridMaxCtas), to test cut units shared by many CTAs or none. Returns the count for a
 // decimal 1..kSwapABGridMaxCtas, 0 for unset or empty, -1 for anything else.
 inline int parse_swapab_grid(const char* value) {
   if (value == nullptr || value[0] == '\0') return 0;
-  int n = 0;
-  for (const char* c = value; *c != '\0'; ++c) {
-    if (*c < '0' || *c > '9' || n > kSwapABGridMaxCtas) return -1;
-    n = 10 * n + (*c - '0');
-  }
-  return n >= 1 && n <= kSwapABGridMaxCtas ? n : -1;
+  const int n = parse_decimal_at_most(value, kSwapABGridMaxCtas);
+  return n >= 1 ? n : -1;
 }
 
 // TILEGLU_SWAPAB_ISSUE_BATCH: the swap-AB producer issues its stages in batches of this many k
@@ -204,13 +211,13 @@ inline int parse_swapab_grid(const char* value) {
 // is). A batch puts up to B x 128 bytes of each weight row in flight at once instead of 128,
 // which is what DRAM sees as one run per row (sm90_tma_l2_promotion.hpp says why that may
 // matter; bench/NOTES.md session 13). Returns 1..kSwapABMaxIssueBatch (the launch clamps it to
-// the stages), 0 for unset or empty, -1 for anything else.
+// the stages less one: swapab_load_unit says why), 0 for unset or empty, -1 for anything else.
 inline constexpr int kSwapABMaxIssueBatch = 8;
 
 inline int parse_swapab_issue_batch(const char* value) {
   if (value == nullptr || value[0] == '\0') return 0;
-  if (value[1] != '\0' || value[0] < '1' || value[0] > '0' + kSwapABMaxIssueBatch) return -1;
-  return value[0] - '0';
+  const int n = parse_decimal_at_most(value, kSwapABMaxIssueBatch);
+  return n >= 1 ? n : -1;
 }
 
 // TILEGLU_SWAPAB_K_STAGGER: the swap-AB kernels' sweep of a whole unit (not a stream-K or
@@ -225,12 +232,16 @@ inline constexpr int kSwapABMaxKStagger = 1024;
 
 inline int parse_swapab_k_stagger(const char* value) {
   if (value == nullptr || value[0] == '\0') return 0;
-  int n = 0;
-  for (const char* c = value; *c != '\0'; ++c) {
-    if (*c < '0' || *c > '9' || n > kSwapABMaxKStagger) return -1;
-    n = 10 * n + (*c - '0');
-  }
-  return n <= kSwapABMaxKStagger ? n : -1;
+  return parse_decimal_at_most(value, kSwapABMaxKStagger);
+}
+
+// The staggered sweep: the first k tile of a whole unit of 64-column tile `col_blk` (0 for a cut
+// piece or no stagger), and the k tile its step `k_step` reads (each k tile once, wrapping).
+TILEGLU_HOST_DEVICE inline int swapab_k_rotation(int col_blk, int stagger, int k_tiles, bool whole_unit) {
+  return stagger > 0 && whole_unit && k_tiles > 0 ? int(int64_t(col_blk) * stagger % k_tiles) : 0;
+}
+TILEGLU_HOST_DEVICE inline int swapab_staggered_k_tile(int k_step, int rotation, int k_tiles) {
+  return k_step + rotation < k_tiles ? k_step + rotation : k_step + rotation - k_tiles;
 }
 
 // TILEGLU_TMA_L2_PROMOTION: the L2 promotion of the swap-AB kernels' weight descriptors, "none",
@@ -281,8 +292,8 @@ struct SwapABStreamKShare {
 // unset or empty (the rule decides), -1 for anything else (the caller warns; the rule decides).
 inline int parse_swapab_splits(const char* value) {
   if (value == nullptr || value[0] == '\0') return 0;
-  if (value[1] != '\0' || value[0] < '1' || value[0] > '0' + kSwapABMaxSplits) return -1;
-  return value[0] - '0';
+  const int n = parse_decimal_at_most(value, kSwapABMaxSplits);
+  return n >= 1 ? n : -1;
 }
 
 }  // namespace tileglu::kernels

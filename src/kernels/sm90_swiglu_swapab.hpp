@@ -278,12 +278,9 @@ CUTLASS_DEVICE void swapab_load_unit(typename Kernel::Params const& p, typename 
   // TILEGLU_SWAPAB_K_STAGGER (decode_plan.h): a whole unit's sweep starts at k tile
   // col_blk x stagger (mod k_tiles) and wraps around, so that the CTAs of a wave do not all read
   // the same 128-byte column of their rows at once. Cut units (stream-K, split K) keep their order.
-  int rotate = 0;
-  if (p.k_stagger > 0 && k_begin == 0 && k_count == p.k_tiles) {
-    rotate = int(int64_t(col_blk) * p.k_stagger % p.k_tiles);
-  }
+  int const rotation = swapab_k_rotation(col_blk, p.k_stagger, p.k_tiles, k_begin == 0 && k_count == p.k_tiles);
   auto issue = [&](int k_step) {
-    int const kt = k_step + rotate < p.k_tiles ? k_step + rotate : k_step + rotate - p.k_tiles;
+    int const kt = swapab_staggered_k_tile(k_step, rotation, p.k_tiles);
     auto* full_barrier = pipeline.producer_get_barrier(write_state);
     int const stage = write_state.index();
     Element* const stage_a = smem.tensors.a.data() + stage * Kernel::kStageElemsA;
@@ -297,7 +294,7 @@ CUTLASS_DEVICE void swapab_load_unit(typename Kernel::Params const& p, typename 
     ++write_state;
   };
   int const k_end = k_begin + k_count;
-  if (p.issue_batch <= 1) {
+  if (p.issue_batch <= 1 || Kernel::kStages <= 2) {
     CUTLASS_PRAGMA_NO_UNROLL
     for (int kt = k_begin; kt < k_end; ++kt) {
       pipeline.producer_acquire(write_state);
@@ -306,10 +303,14 @@ CUTLASS_DEVICE void swapab_load_unit(typename Kernel::Params const& p, typename 
     return;
   }
   // TILEGLU_SWAPAB_ISSUE_BATCH (decode_plan.h): wait for `batch` free stages, then issue them
-  // back to back (stages are freed in order, so waiting on each in turn is waiting for all).
+  // back to back (stages are freed in order, so waiting on each in turn is waiting for all). At
+  // most kStages - 1: the consumer keeps a stage until the next one has landed
+  // (sm90_wgmma_k_sweep.hpp), so a batch of the whole ring would wait on a stage that only its own
+  // copies could free.
+  int const max_batch = p.issue_batch < Kernel::kStages - 1 ? p.issue_batch : Kernel::kStages - 1;
   CUTLASS_PRAGMA_NO_UNROLL
   for (int kt = k_begin; kt < k_end;) {
-    int const batch = k_end - kt < p.issue_batch ? k_end - kt : p.issue_batch;
+    int const batch = k_end - kt < max_batch ? k_end - kt : max_batch;
     typename Kernel::PipelineState acquire_state = write_state;
     CUTLASS_PRAGMA_NO_UNROLL
     for (int j = 0; j < batch; ++j, ++acquire_state) pipeline.producer_acquire(acquire_state);
@@ -784,7 +785,7 @@ int swapab_ctas_per_sm(KernelFn* kernel) {
 }
 
 // The weight-read knobs, for measuring them (decode_plan.h): TILEGLU_SWAPAB_ISSUE_BATCH, the
-// producer's stages per batch (at most the ring), TILEGLU_SWAPAB_K_STAGGER, the k offset of each
+// producer's stages per batch (at most the ring less one), TILEGLU_SWAPAB_K_STAGGER, the k offset of each
 // tile's sweep, and TILEGLU_TMA_L2_PROMOTION, the weight descriptors' L2 promotion
 // (sm90_tma_l2_promotion.hpp). A bad value is named once and ignored.
 template <class Kernel>
@@ -794,7 +795,7 @@ void swapab_apply_read_knobs(typename Kernel::Params& params, SwigluParams const
   if (char const* batch_env = std::getenv("TILEGLU_SWAPAB_ISSUE_BATCH")) {
     int const batch = parse_swapab_issue_batch(batch_env);
     if (batch > 0) {
-      params.issue_batch = batch < Kernel::kStages ? batch : Kernel::kStages;
+      params.issue_batch = batch < Kernel::kStages - 1 ? batch : Kernel::kStages - 1;  // see swapab_load_unit
     } else if (batch < 0 && !warned_batch.exchange(true)) {
       std::fprintf(stderr, "tileglu: warning: TILEGLU_SWAPAB_ISSUE_BATCH=%s is not 1-%d; stages go one at a time\n",
                    batch_env, kSwapABMaxIssueBatch);
@@ -810,6 +811,7 @@ void swapab_apply_read_knobs(typename Kernel::Params& params, SwigluParams const
                    kSwapABMaxKStagger);
     }
   }
+  static std::atomic<bool> warned_reencode{false};
   char const* promotion_env = std::getenv("TILEGLU_TMA_L2_PROMOTION");
   int const promotion = parse_tma_l2_promotion(promotion_env);
   if (promotion < 0 && !warned_promotion.exchange(true)) {
@@ -819,12 +821,17 @@ void swapab_apply_read_knobs(typename Kernel::Params& params, SwigluParams const
     using Element = typename Kernel::Element;
     CUtensorMapDataType const format = std::is_same_v<Element, cutlass::half_t> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                                                                : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-    auto promote = [&](auto& tma, void const* ptr, int64_t ld) {
-      return set_tma_l2_promotion(const_cast<cute::TmaDescriptor*>(tma.get_tma_descriptor()), format, ptr, p.i,
-                                  p.k, ld, Kernel::kTileCols, Kernel::kTileK, tma_l2_promotion_of(promotion));
+    // Both or neither: gate and up read alike.
+    auto promoted = [&](auto const& tma, void const* ptr, int64_t ld, cute::TmaDescriptor* out) {
+      return tma_with_l2_promotion(*tma.get_tma_descriptor(), format, ptr, p.i, p.k, ld, Kernel::kTileCols,
+                                   Kernel::kTileK, tma_l2_promotion_of(promotion), out);
     };
-    bool const ok = promote(params.tma_gate, p.w_gate, p.ld_gate) && promote(params.tma_up, p.w_up, p.ld_up);
-    if (!ok && !warned_promotion.exchange(true)) {
+    cute::TmaDescriptor gate{}, up{};
+    bool const ok = promoted(params.tma_gate, p.w_gate, p.ld_gate, &gate) && promoted(params.tma_up, p.w_up, p.ld_up, &up);
+    if (ok) {
+      *const_cast<cute::TmaDescriptor*>(params.tma_gate.get_tma_descriptor()) = gate;
+      *const_cast<cute::TmaDescriptor*>(params.tma_up.get_tma_descriptor()) = up;
+    } else if (!warned_reencode.exchange(true)) {
       std::fprintf(stderr,
                    "tileglu: warning: TILEGLU_TMA_L2_PROMOTION=%s: CuTe's descriptor was not reproduced; its 128 "
                    "stays\n",

@@ -28,29 +28,26 @@ inline CUtensorMapL2promotion tma_l2_promotion_of(int bytes) {
   }
 }
 
-// Re-encodes `desc` (made by make_tma_copy for a row-major [rows, k] tensor of 16-bit elements,
-// leading dimension `ld`, a 128-byte-swizzled box of box_k x box_rows) with `promotion`. CuTe's
-// encoding is opaque, so the parameters are checked first: encoded with CuTe's 128-byte promotion
-// they must give CuTe's descriptor byte for byte, else `desc` is left as it is (false).
-inline bool set_tma_l2_promotion(cute::TmaDescriptor* desc, CUtensorMapDataType format, void const* ptr,
-                                 int rows, int k, int64_t ld, int box_rows, int box_k,
-                                 CUtensorMapL2promotion promotion) {
+// `cute_desc` (made by make_tma_copy for a row-major [rows, k] tensor of 16-bit elements, leading
+// dimension `ld`, a 128-byte-swizzled box of box_k x box_rows) re-encoded with `promotion` into
+// `out`. CuTe's encoding is opaque, so the parameters are checked first: encoded with CuTe's
+// 128-byte promotion they must give `cute_desc` byte for byte, else false (and `out` unused).
+inline bool tma_with_l2_promotion(cute::TmaDescriptor const& cute_desc, CUtensorMapDataType format,
+                                  void const* ptr, int rows, int k, int64_t ld, int box_rows, int box_k,
+                                  CUtensorMapL2promotion promotion, cute::TmaDescriptor* out) {
   cuuint64_t dims[2] = {cuuint64_t(k), cuuint64_t(rows)};
   cuuint64_t strides[1] = {cuuint64_t(ld) * 2};
   cuuint32_t box[2] = {cuuint32_t(box_k), cuuint32_t(box_rows)};
   cuuint32_t element_strides[2] = {1, 1};
-  auto encode = [&](cute::TmaDescriptor* out, CUtensorMapL2promotion l2) {
+  auto encode = [&](cute::TmaDescriptor* desc, CUtensorMapL2promotion l2) {
     return CUTLASS_CUDA_DRIVER_WRAPPER_CALL(cuTensorMapEncodeTiled)(
-        out, format, 2, const_cast<void*>(ptr), dims, strides, box, element_strides,
+        desc, format, 2, const_cast<void*>(ptr), dims, strides, box, element_strides,
         CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, l2, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   };
   cute::TmaDescriptor same{};
   if (encode(&same, CU_TENSOR_MAP_L2_PROMOTION_L2_128B) != CUDA_SUCCESS) return false;
-  if (std::memcmp(&same, desc, sizeof(same)) != 0) return false;
-  cute::TmaDescriptor promoted{};
-  if (encode(&promoted, promotion) != CUDA_SUCCESS) return false;
-  *desc = promoted;
-  return true;
+  if (std::memcmp(&same, &cute_desc, sizeof(same)) != 0) return false;
+  return encode(out, promotion) == CUDA_SUCCESS;
 }
 
 }  // namespace tileglu::kernels

@@ -306,9 +306,42 @@ TEST(SwapABGridStreamK, CtasAndForcedGrid) {
   EXPECT_EQ(parse_swapab_grid("99999999999999999999"), -1);
 }
 
+// The staggered sweep reads every k tile of a whole unit exactly once, starting at col_blk x S
+// (mod k_tiles); cut pieces and S = 0 keep the plain order.
+TEST(SwapABReadKnobs, StaggerIsAPermutation) {
+  EXPECT_EQ(swapab_k_rotation(3, 1, 128, true), 3);
+  EXPECT_EQ(swapab_k_rotation(131, 1, 128, true), 3);
+  EXPECT_EQ(swapab_k_rotation(5, 7, 14, true), 7);       // 35 mod 14
+  EXPECT_EQ(swapab_k_rotation(461, 1000, 128, true), int(461LL * 1000 % 128));
+  EXPECT_EQ(swapab_k_rotation(5, 7, 14, false), 0);      // a cut piece
+  EXPECT_EQ(swapab_k_rotation(5, 0, 14, true), 0);
+  EXPECT_EQ(swapab_k_rotation(5, 7, 0, true), 0);
+  for (int k_tiles : {1, 2, 14, 57, 128}) {
+    for (int col_blk : {0, 1, 9, 131, 461}) {
+      const int rotation = swapab_k_rotation(col_blk, 7, k_tiles, true);
+      ASSERT_GE(rotation, 0);
+      ASSERT_LT(rotation, k_tiles);
+      std::vector<int> seen(k_tiles, 0);
+      for (int step = 0; step < k_tiles; ++step) {
+        const int kt = swapab_staggered_k_tile(step, rotation, k_tiles);
+        ASSERT_GE(kt, 0);
+        ASSERT_LT(kt, k_tiles);
+        ++seen[kt];
+      }
+      EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), k_tiles) << "k_tiles " << k_tiles << " col_blk " << col_blk;
+      EXPECT_EQ(swapab_staggered_k_tile(0, rotation, k_tiles), rotation);
+    }
+  }
+}
+
 // The weight-read knobs (decode_plan.h): a stage count per producer batch, the sweep's k stagger
 // and the weight descriptors' L2 promotion; anything else is -1, which the launcher names and ignores.
 TEST(SwapABReadKnobs, Parse) {
+  EXPECT_EQ(parse_decimal_at_most("0", 5), 0);
+  EXPECT_EQ(parse_decimal_at_most("05", 5), 5);
+  EXPECT_EQ(parse_decimal_at_most("6", 5), -1);
+  EXPECT_EQ(parse_decimal_at_most("+1", 5), -1);
+  EXPECT_EQ(parse_decimal_at_most("99999999999999999999", 1 << 30), -1);
   EXPECT_EQ(parse_swapab_issue_batch(nullptr), 0);
   EXPECT_EQ(parse_swapab_issue_batch(""), 0);
   EXPECT_EQ(parse_swapab_issue_batch("1"), 1);
