@@ -371,6 +371,45 @@ CUTLASS_DEVICE void swapab_store_unit(Accum const& accum, typename Kernel::Param
   }
 }
 
+// Steps the persistent schedules share (balanced, cluster and grid stream-K).
+// The producer's copies of a CTA's whole share, segment by segment (one elected thread).
+template <class Kernel>
+CUTLASS_DEVICE void swapab_load_share(typename Kernel::Params const& p, typename Kernel::Pipeline& pipeline,
+                                      typename Kernel::SharedStorage& smem, SwapABStreamKShare const& share) {
+  typename Kernel::PipelineState write_state{0, 1, 0};
+  for (int64_t pos = share.begin; pos < share.end;) {
+    SwapABSegment const seg = share.segment_at(pos, p.k_tiles);
+    swapab_load_unit<Kernel>(p, pipeline, write_state, smem, seg.unit % p.tiles, seg.unit / p.tiles, seg.k_begin,
+                             seg.k_end - seg.k_begin);
+    pos += seg.k_end - seg.k_begin;
+  }
+}
+
+// The consumer's sweep of one segment's `count` k tiles into `accum`, every WGMMA retired and the
+// segment's last stage released on return.
+template <class TiledMma, class FragA, class FragB, class Accum, class Pipeline, class PipelineState>
+CUTLASS_DEVICE void swapab_sweep_segment(TiledMma& tiled_mma, FragA& tCrA, FragB& tCrB, Accum& accum,
+                                         Pipeline& pipeline, PipelineState& read_state, int count) {
+  wgmma_k_sweep(tiled_mma, tCrA, tCrB, accum, pipeline, read_state, count);
+  cute::warpgroup_wait<0>();
+  cute::warpgroup_fence_operand(accum);
+  read_state.advance(uint32_t(count - 1));
+  pipeline.consumer_release(read_state);  // the segment's last stage: its WGMMAs have retired
+  ++read_state;
+}
+
+// A consumer thread's accumulators into `partial` as float4 groups, value v of thread t at
+// [v / 4][t], so a warp's accesses are contiguous.
+template <class Kernel, class Accum>
+CUTLASS_DEVICE void swapab_stage_partial(Accum const& accum, float* partial, int wg_thread_idx) {
+  float4* const out = reinterpret_cast<float4*>(partial);
+  CUTLASS_PRAGMA_UNROLL
+  for (int v = 0; v < Kernel::kAccumValues; v += 4) {
+    out[(v / 4) * Kernel::kConsumerThreads + wg_thread_idx] =
+        make_float4(accum(v), accum(v + 1), accum(v + 2), accum(v + 3));
+  }
+}
+
 // The stream-K schedule's producer and consumer (kStreamK; header comment).
 template <class Kernel, class TiledMma, class Accum, class Fragments>
 CUTLASS_DEVICE void sm90_swapab_stream_k_body(typename Kernel::Params const& p, typename Kernel::Pipeline& pipeline,
@@ -387,13 +426,7 @@ CUTLASS_DEVICE void sm90_swapab_stream_k_body(typename Kernel::Params const& p, 
   if (is_producer) {
     cute::cluster_arrive_relaxed();  // phase 1: the producer publishes nothing
     if (cutlass::canonical_warp_idx_sync() == 0 && cute::elect_one_sync()) {
-      PipelineState write_state{0, 1, 0};
-      for (int64_t pos = share.begin; pos < share.end;) {
-        SwapABSegment const seg = share.segment_at(pos, p.k_tiles);
-        swapab_load_unit<Kernel>(p, pipeline, write_state, smem, seg.unit % p.tiles, seg.unit / p.tiles,
-                                 seg.k_begin, seg.k_end - seg.k_begin);
-        pos += seg.k_end - seg.k_begin;
-      }
+      swapab_load_share<Kernel>(p, pipeline, smem, share);
     }
     __syncwarp();
     cute::cluster_wait();
@@ -411,20 +444,10 @@ CUTLASS_DEVICE void sm90_swapab_stream_k_body(typename Kernel::Params const& p, 
     for (int64_t pos = share.begin; pos < share.end;) {
       SwapABSegment const seg = share.segment_at(pos, p.k_tiles);
       int const count = seg.k_end - seg.k_begin;
-      wgmma_k_sweep(tiled_mma, tCrA, tCrB, accum, pipeline, read_state, count);
-      warpgroup_wait<0>();
-      warpgroup_fence_operand(accum);
-      read_state.advance(uint32_t(count - 1));
-      pipeline.consumer_release(read_state);  // the segment's last stage: its WGMMAs have retired
-      ++read_state;
+      swapab_sweep_segment(tiled_mma, tCrA, tCrB, accum, pipeline, read_state, count);
       if (seg.k_begin > 0) {
         // A cut unit's tail (this CTA's first segment): the partial goes to the owner.
-        float4* const partial = reinterpret_cast<float4*>(smem.stream_partial);
-        CUTLASS_PRAGMA_UNROLL
-        for (int v = 0; v < Kernel::kAccumValues; v += 4) {
-          partial[(v / 4) * Kernel::kConsumerThreads + wg_thread_idx] =
-              make_float4(accum(v), accum(v + 1), accum(v + 2), accum(v + 3));
-        }
+        swapab_stage_partial<Kernel>(accum, smem.stream_partial, wg_thread_idx);
         cute::cluster_arrive();  // release: the partial is visible to the owner's acquire
       } else {
         if (seg.k_end < p.k_tiles) {
@@ -511,15 +534,7 @@ CUTLASS_DEVICE void sm90_swapab_grid_stream_k_body(typename Kernel::Params const
   if (is_producer) {
     int const warp = cutlass::canonical_warp_idx_sync();
     if (warp == 0) {
-      if (cute::elect_one_sync()) {
-        PipelineState write_state{0, 1, 0};
-        for (int64_t pos = share.begin; pos < share.end;) {
-          SwapABSegment const seg = share.segment_at(pos, p.k_tiles);
-          swapab_load_unit<Kernel>(p, pipeline, write_state, smem, seg.unit % p.tiles, seg.unit / p.tiles,
-                                   seg.k_begin, seg.k_end - seg.k_begin);
-          pos += seg.k_end - seg.k_begin;
-        }
-      }
+      if (cute::elect_one_sync()) swapab_load_share<Kernel>(p, pipeline, smem, share);
     } else if (warp == 1 || warp == 2) {
       // The exchange warps. Their loads go in batches of kBatch per thread, issued before any is
       // used: a loop that stores each load to shared memory before the next load cannot overlap
@@ -588,20 +603,10 @@ CUTLASS_DEVICE void sm90_swapab_grid_stream_k_body(typename Kernel::Params const
   for (int64_t pos = share.begin; pos < share.end;) {
     SwapABSegment const seg = share.segment_at(pos, p.k_tiles);
     int const count = seg.k_end - seg.k_begin;
-    wgmma_k_sweep(tiled_mma, tCrA, tCrB, accum, pipeline, read_state, count);
-    warpgroup_wait<0>();
-    warpgroup_fence_operand(accum);
-    read_state.advance(uint32_t(count - 1));
-    pipeline.consumer_release(read_state);  // the segment's last stage: its WGMMAs have retired
-    ++read_state;
+    swapab_sweep_segment(tiled_mma, tCrA, tCrB, accum, pipeline, read_state, count);
     if (seg.k_begin > 0) {
       // A cut unit's tail (this CTA's first segment): staged for the exchange warps.
-      float4* const staged = reinterpret_cast<float4*>(smem.stream_partial);
-      CUTLASS_PRAGMA_UNROLL
-      for (int v = 0; v < Kernel::kAccumValues; v += 4) {
-        staged[(v / 4) * Kernel::kConsumerThreads + wg_thread_idx] =
-            make_float4(accum(v), accum(v + 1), accum(v + 2), accum(v + 3));
-      }
+      swapab_stage_partial<Kernel>(accum, smem.stream_partial, wg_thread_idx);
       cutlass::arch::NamedBarrier::arrive(kExchangeThreads, kStagedBarrier);
     } else {
       if (seg.k_end < p.k_tiles) {
@@ -685,12 +690,7 @@ sm90_swiglu_swapab_kernel(__grid_constant__ typename Kernel::Params const p) {
       auto& tCrB = get<1>(fragments);
       PipelineState read_state{};
       for (int u = int(blockIdx.x); u < p.units; u += int(gridDim.x)) {
-        wgmma_k_sweep(tiled_mma, tCrA, tCrB, accum, pipeline, read_state, p.k_tiles);
-        warpgroup_wait<0>();
-        warpgroup_fence_operand(accum);
-        read_state.advance(uint32_t(p.k_tiles - 1));
-        pipeline.consumer_release(read_state);  // the last k tile's stage: its WGMMAs have retired
-        ++read_state;
+        swapab_sweep_segment(tiled_mma, tCrA, tCrB, accum, pipeline, read_state, p.k_tiles);
         swapab_store_unit<Kernel>(accum, p, u % p.tiles, u / p.tiles, 1, 0, 0u, wg_thread_idx);
       }
     }
@@ -722,12 +722,7 @@ sm90_swiglu_swapab_kernel(__grid_constant__ typename Kernel::Params const p) {
         // Every stage has been consumed and every WGMMA reading it has retired: the pipeline
         // buffers are dead, and the partial goes over them once the whole warpgroup is past them.
         cutlass::arch::NamedBarrier::sync(Kernel::kConsumerThreads, 1);
-        float4* const partial = reinterpret_cast<float4*>(smem.partial);
-        CUTLASS_PRAGMA_UNROLL
-        for (int v = 0; v < Kernel::kAccumValues; v += 4) {
-          partial[(v / 4) * Kernel::kConsumerThreads + wg_thread_idx] =
-              make_float4(accum(v), accum(v + 1), accum(v + 2), accum(v + 3));
-        }
+        swapab_stage_partial<Kernel>(accum, smem.partial, wg_thread_idx);
       }
     }
 
