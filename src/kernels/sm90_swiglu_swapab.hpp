@@ -780,8 +780,8 @@ int swapab_ctas_per_sm(KernelFn* kernel) {
 }
 
 // The weight-read knobs, for measuring them (decode_plan.h): TILEGLU_SWAPAB_ISSUE_BATCH, the
-// producer's stages per batch (at most the ring less one), TILEGLU_SWAPAB_K_STAGGER, the k offset of each
-// tile's sweep, and TILEGLU_TMA_L2_PROMOTION, the weight descriptors' L2 promotion
+// producer's stages per batch (at most the ring less one), TILEGLU_SWAPAB_K_STAGGER, the k offset
+// of each tile's sweep, and TILEGLU_TMA_L2_PROMOTION, the weight descriptors' L2 promotion
 // (sm90_tma_l2_promotion.hpp). A bad value is named once and ignored.
 template <class Kernel>
 void swapab_apply_read_knobs(typename Kernel::Params& params, SwigluParams const& p) {
@@ -810,7 +810,8 @@ void swapab_apply_read_knobs(typename Kernel::Params& params, SwigluParams const
   char const* promotion_env = std::getenv("TILEGLU_TMA_L2_PROMOTION");
   int const promotion = parse_tma_l2_promotion(promotion_env);
   if (promotion < 0 && !warned_promotion.exchange(true)) {
-    std::fprintf(stderr, "tileglu: warning: TILEGLU_TMA_L2_PROMOTION=%s is not none, 64, 128 or 256; CuTe's 128 stays\n",
+    std::fprintf(stderr,
+                 "tileglu: warning: TILEGLU_TMA_L2_PROMOTION=%s is not none, 64, 128 or 256; CuTe's 128 stays\n",
                  promotion_env);
   } else if (promotion > 0) {
     using Element = typename Kernel::Element;
@@ -822,7 +823,8 @@ void swapab_apply_read_knobs(typename Kernel::Params& params, SwigluParams const
                                    Kernel::kTileK, tma_l2_promotion_of(promotion), out);
     };
     cute::TmaDescriptor gate{}, up{};
-    bool const ok = promoted(params.tma_gate, p.w_gate, p.ld_gate, &gate) && promoted(params.tma_up, p.w_up, p.ld_up, &up);
+    bool const ok =
+        promoted(params.tma_gate, p.w_gate, p.ld_gate, &gate) && promoted(params.tma_up, p.w_up, p.ld_up, &up);
     if (ok) {
       *const_cast<cute::TmaDescriptor*>(params.tma_gate.get_tma_descriptor()) = gate;
       *const_cast<cute::TmaDescriptor*>(params.tma_up.get_tma_descriptor()) = up;
