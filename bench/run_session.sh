@@ -105,7 +105,7 @@ for spec in "$@"; do
         --m "$TUNE_M" ${AB_ARGS:-} --ab-table "$table" --out "$OUT/ab.json" >"$MORE/ab_log.txt" 2>&1
       echo "exit $?"; grep -E "SLOWER|ERROR" "$MORE/ab_log.txt" | head -20; tail -2 "$MORE/ab_log.txt" ;;
     readknobs)
-      log "weight-read knobs ${KNOB_SETTINGS:=-/256,4/-,2/-,4/256,-/-/1,-/256/1} at M ${KNOB_M:=1,16} (limit ${limit:=300}s)"
+      log "weight-read knobs ${KNOB_SETTINGS:=-/128,4/-,2/-,-/-/1,4/-/1} at M ${KNOB_M:=1,16} (limit ${limit:=300}s)"
       # shellcheck disable=SC2086
       timeout "$limit" build/bench/swiglu_bench --bench --no-baselines --dtype bf16 --m "$KNOB_M" \
         --read-knobs "$KNOB_SETTINGS" ${KNOB_ARGS:-} --out "$OUT/knobs.json" >"$MORE/knobs_log.txt" 2>&1

@@ -55,6 +55,7 @@
 #include <cutlass/cutlass.h>
 #include <cutlass/pipeline/sm90_pipeline.hpp>
 
+#include "sm90_tma_l2_promotion.hpp"
 #include "sm90_wgmma_k_sweep.hpp"
 #include "swiglu_activation.hpp"
 
@@ -182,10 +183,17 @@ struct Sm90SwigluMainloop {
     auto gmem = [](Element const* ptr, int rows, int cols, int64_t ld) {
       return make_tensor(make_gmem_ptr(ptr), make_layout(make_shape(rows, cols), make_stride(ld, _1{})));
     };
-    return Params{make_tma_copy(CopyOpX{}, gmem(x, m, k, ldx), SmemLayoutABlock{}, Int<kClusterN>{}),
+    Params params{make_tma_copy(CopyOpX{}, gmem(x, m, k, ldx), SmemLayoutABlock{}, Int<kClusterN>{}),
                   make_tma_copy(CopyOpW{}, gmem(w_gate, i, k, ld_gate), SmemLayoutBHalf{}, Int<kClusterM>{}),
                   make_tma_copy(CopyOpW{}, gmem(w_up, i, k, ld_up), SmemLayoutBHalf{}, Int<kClusterM>{}),
                   m, k, i};
+    // The weights' L2 promotion (sm90_tma_l2_promotion.hpp). Each CTA of a weight-multicast
+    // cluster loads kTileN / kClusterM rows of a swizzle atom's k; the check against CuTe's
+    // descriptor confirms that box before any re-encode.
+    promote_weight_tmas<Sm90SwigluMainloop, Element>(i, k, kTileN / kClusterM, kAtomK,
+                                                     {params.tma_gate.get_tma_descriptor(), w_gate, ld_gate},
+                                                     {params.tma_up.get_tma_descriptor(), w_up, ld_up});
+    return params;
   }
 
   CUTLASS_DEVICE static void prefetch_tma_descriptors(Params const& p) {

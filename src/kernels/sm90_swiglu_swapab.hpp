@@ -779,14 +779,13 @@ int swapab_ctas_per_sm(KernelFn* kernel) {
   });
 }
 
-// The weight-read knobs, for measuring them (decode_plan.h): TILEGLU_SWAPAB_ISSUE_BATCH, the
-// producer's stages per batch (at most the ring less one), TILEGLU_SWAPAB_K_STAGGER, the k offset
-// of each tile's sweep, and TILEGLU_TMA_L2_PROMOTION, the weight descriptors' L2 promotion
-// (sm90_tma_l2_promotion.hpp). A bad value is named once and ignored.
+// The weight-read knobs (decode_plan.h): TILEGLU_SWAPAB_ISSUE_BATCH, the producer's stages per
+// batch (at most the ring less one), and TILEGLU_SWAPAB_K_STAGGER, the k offset of each tile's
+// sweep, both off unless set and kept for measuring; a bad value is named once and ignored. Then
+// the weight descriptors' L2 promotion (sm90_tma_l2_promotion.hpp; TILEGLU_TMA_L2_PROMOTION).
 template <class Kernel>
 void swapab_apply_read_knobs(typename Kernel::Params& params, SwigluParams const& p) {
   static std::atomic<bool> warned_batch{false};
-  static std::atomic<bool> warned_promotion{false};
   if (char const* batch_env = std::getenv("TILEGLU_SWAPAB_ISSUE_BATCH")) {
     int const batch = parse_swapab_issue_batch(batch_env);
     if (batch > 0) {
@@ -806,35 +805,9 @@ void swapab_apply_read_knobs(typename Kernel::Params& params, SwigluParams const
                    kSwapABMaxKStagger);
     }
   }
-  static std::atomic<bool> warned_reencode{false};
-  char const* promotion_env = std::getenv("TILEGLU_TMA_L2_PROMOTION");
-  int const promotion = parse_tma_l2_promotion(promotion_env);
-  if (promotion < 0 && !warned_promotion.exchange(true)) {
-    std::fprintf(stderr,
-                 "tileglu: warning: TILEGLU_TMA_L2_PROMOTION=%s is not none, 64, 128 or 256; CuTe's 128 stays\n",
-                 promotion_env);
-  } else if (promotion > 0) {
-    using Element = typename Kernel::Element;
-    CUtensorMapDataType const format = std::is_same_v<Element, cutlass::half_t> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                                                                               : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-    // Both or neither: gate and up read alike.
-    auto promoted = [&](auto const& tma, void const* ptr, int64_t ld, cute::TmaDescriptor* out) {
-      return tma_with_l2_promotion(*tma.get_tma_descriptor(), format, ptr, p.i, p.k, ld, Kernel::kTileCols,
-                                   Kernel::kTileK, tma_l2_promotion_of(promotion), out);
-    };
-    cute::TmaDescriptor gate{}, up{};
-    bool const ok =
-        promoted(params.tma_gate, p.w_gate, p.ld_gate, &gate) && promoted(params.tma_up, p.w_up, p.ld_up, &up);
-    if (ok) {
-      *const_cast<cute::TmaDescriptor*>(params.tma_gate.get_tma_descriptor()) = gate;
-      *const_cast<cute::TmaDescriptor*>(params.tma_up.get_tma_descriptor()) = up;
-    } else if (!warned_reencode.exchange(true)) {
-      std::fprintf(stderr,
-                   "tileglu: warning: TILEGLU_TMA_L2_PROMOTION=%s: CuTe's descriptor was not reproduced; its 128 "
-                   "stays\n",
-                   promotion_env);
-    }
-  }
+  promote_weight_tmas<Kernel, typename Kernel::Element>(p.i, p.k, Kernel::kTileCols, Kernel::kTileK,
+                                                        {params.tma_gate.get_tma_descriptor(), p.w_gate, p.ld_gate},
+                                                        {params.tma_up.get_tma_descriptor(), p.w_up, p.ld_up});
 }
 
 // Host side: TMA descriptors for the user's pointers; one cluster of `splits` CTAs per (64-column

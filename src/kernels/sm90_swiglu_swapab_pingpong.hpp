@@ -45,6 +45,7 @@
 
 #include "sm90_launch.hpp"
 #include "sm90_local_tma_pipeline.hpp"
+#include "sm90_tma_l2_promotion.hpp"
 #include "sm90_wgmma_k_sweep.hpp"
 #include "swiglu_activation.hpp"
 #include "swiglu_params.h"
@@ -347,6 +348,10 @@ cudaError_t launch_sm90_swiglu_swapab_pingpong(SwigluParams const& p, int sm_cou
       make_tma_copy(SM90_TMA_LOAD{}, gmem(p.x, p.m, p.k, p.ldx), typename Kernel::SmemLayoutBStage{}),
       static_cast<Element*>(p.out), p.ld_out, p.m, p.k, p.i,
       (p.k - 1) / Kernel::kTileK + 1, int(token_blocks), int(col_blocks * token_blocks)};
+  // The weights' L2 promotion (sm90_tma_l2_promotion.hpp), on the 8-row group boxes.
+  promote_weight_tmas<Kernel, Element>(p.i, p.k, 8, Kernel::kTileK,
+                                       {params.tma_gate.get_tma_descriptor(), p.w_gate, p.ld_gate},
+                                       {params.tma_up.get_tma_descriptor(), p.w_up, p.ld_up});
 
   auto* kernel = &sm90_swiglu_swapab_pingpong_kernel<Kernel>;
   cudaError_t err = opt_in_shared_memory_once<Kernel>(kernel, Kernel::kSmemBytes);

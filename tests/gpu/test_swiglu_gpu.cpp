@@ -465,7 +465,8 @@ TEST(SwigluGpuGridStreamK, ConcurrentStreamsAndGraphReplay) {
 // per batch; TILEGLU_TMA_L2_PROMOTION, the weight descriptors' L2 promotion) change when and how
 // the weights are fetched, never what is summed or in what order: every grid mode must give the
 // same bits as its own default run, and the promotion must take (its warning that CuTe's
-// descriptor was not reproduced must not appear).
+// descriptor was not reproduced must not appear, nor in the default run, whose weight
+// descriptors are re-encoded with kWeightTmaL2Promotion's 256 bytes).
 std::vector<uint16_t> run_stacked_outputs(const Case& c) {
   const size_t elem = 2;
   std::vector<uint16_t> out(c.s.m * c.ld_out, 0);
@@ -495,9 +496,9 @@ TEST(SwigluGpuReadKnobs, SameBitsAsDefault) {
     const char* promotion;
   };
   // Batches of 2-8 (at most the ring less one: 4 and 8 run as 3 on the 4-stage n64), each
-  // promotion, and both together (a k
-  // stagger reorders the sum: StaggerMatchesReference below).
-  const Knobs knobs[] = {{"4", ""}, {"8", ""}, {"", "256"}, {"", "64"}, {"", "none"}, {"3", "256"}, {"2", "128"}};
+  // promotion (128: CuTe's descriptors as made), and both together (a k stagger reorders the
+  // sum: StaggerMatchesReference below).
+  const Knobs knobs[] = {{"4", ""}, {"8", ""}, {"", "128"}, {"", "64"}, {"", "none"}, {"3", "256"}, {"2", "128"}};
   unsetenv("TILEGLU_SWAPAB_K_STAGGER");
   uint32_t seed = 900;
   for (Format format : {Format::kBF16, Format::kFP16}) {
@@ -508,7 +509,10 @@ TEST(SwigluGpuReadKnobs, SameBitsAsDefault) {
         setenv("TILEGLU_FORCE_CONFIG", config, 1);
         unsetenv("TILEGLU_SWAPAB_ISSUE_BATCH");
         unsetenv("TILEGLU_TMA_L2_PROMOTION");
+        testing::internal::CaptureStderr();
         const std::vector<uint16_t> baseline = run_stacked_outputs(c);
+        const std::string baseline_err = testing::internal::GetCapturedStderr();
+        EXPECT_EQ(baseline_err.find("warning"), std::string::npos) << config << ": " << baseline_err;
         for (const Knobs& k : knobs) {
           SCOPED_TRACE(std::string(config) + (format == Format::kBF16 ? " bf16" : " fp16") +
                        " m=" + std::to_string(s.m) + " k=" + std::to_string(s.k) + " i=" + std::to_string(s.i) +
@@ -527,6 +531,46 @@ TEST(SwigluGpuReadKnobs, SameBitsAsDefault) {
     }
   }
   unsetenv("TILEGLU_SWAPAB_ISSUE_BATCH");
+  unsetenv("TILEGLU_TMA_L2_PROMOTION");
+  unsetenv("TILEGLU_FORCE_CONFIG");
+}
+
+// The weights' L2 promotion is on every kernel family's weight descriptors, not only the
+// swap-AB decode kernels': the shared mainloop's (Pingpong and Cooperative, k1 and k2, split-K, the
+// wave split; with weight multicast each CTA's box is kTileN / kClusterM rows) and the swap-AB
+// Pingpong/Cooperative ones (8-row group boxes). In each, the default run (256 bytes) must re-encode
+// without the warning that CuTe's descriptor was not reproduced, and give CuTe's own descriptors'
+// (128) bits.
+TEST(SwigluGpuReadKnobs, PromotionTakesInEveryFamily) {
+  if (!have_sm90()) GTEST_SKIP() << "needs an sm_90 GPU (H100/H200); none on this machine";
+  const char* const configs[] = {"k1_pingpong_128x64x64_s6",       "k2_pingpong_64x64x64_s8_tma",
+                                 "k2_coop_128x128x64_s4_tma",      "k2_pingpong_128x64x64_m2_s6_tma",
+                                 "k2_coop_128x128x64_c2_s4_tma",   "k2_splitk4_64x64x64_s4",
+                                 "k2_wavesplit_128x64_64x64_tma",  "k2_swapab_pp_c96_n112_s5",
+                                 "k2_swapab_coop_c96_n224_s4"};
+  unsetenv("TILEGLU_SWAPAB_ISSUE_BATCH");
+  unsetenv("TILEGLU_SWAPAB_K_STAGGER");
+  uint32_t seed = 1700;
+  for (Format format : {Format::kBF16, Format::kFP16}) {
+    for (const Shape& s : {Shape{17, 64, 40}, Shape{129, 136, 136}, Shape{1000, 96, 1032}, Shape{200, 1096, 72}}) {
+      const Case c(format, s, false, seed++);
+      for (const char* config : configs) {
+        SCOPED_TRACE(std::string(config) + (format == Format::kBF16 ? " bf16" : " fp16") +
+                     " m=" + std::to_string(s.m) + " k=" + std::to_string(s.k) + " i=" + std::to_string(s.i));
+        setenv("TILEGLU_FORCE_CONFIG", config, 1);
+        unsetenv("TILEGLU_TMA_L2_PROMOTION");
+        testing::internal::CaptureStderr();
+        const std::vector<uint16_t> promoted = run_stacked_outputs(c);
+        const std::string err = testing::internal::GetCapturedStderr();
+        EXPECT_EQ(err.find("warning"), std::string::npos) << err;
+        setenv("TILEGLU_TMA_L2_PROMOTION", "128", 1);
+        const std::vector<uint16_t> cute_own = run_stacked_outputs(c);
+        int64_t differ = 0;
+        for (size_t j = 0; j < promoted.size(); ++j) differ += promoted[j] != cute_own[j];
+        EXPECT_EQ(differ, 0) << "of " << promoted.size() << " outputs (padding included)";
+      }
+    }
+  }
   unsetenv("TILEGLU_TMA_L2_PROMOTION");
   unsetenv("TILEGLU_FORCE_CONFIG");
 }
