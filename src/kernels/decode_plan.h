@@ -245,12 +245,8 @@ TILEGLU_HOST_DEVICE inline int swapab_staggered_k_tile(int k_step, int rotation,
 }
 
 // TILEGLU_TMA_L2_PROMOTION: the L2 promotion of the kernels' weight descriptors, "none", "64",
-// "128" (CuTe's own) or "256" bytes (sm90_tma_l2_promotion.hpp). Unset, kWeightTmaL2Promotion:
-// 256 bytes read the swap-AB decode rows 2-4.5 % faster than CuTe's 128 on an H100, every
-// 0.5B-72B shape at M = 1 and 16, noise 0.1-0.6 % (bench/NOTES.md, session 16).
-// Returns the bytes (1 for "none"), 0 for unset or empty, -1 for anything else.
-inline constexpr int kWeightTmaL2Promotion = 256;
-
+// "128" (CuTe's own) or "256" bytes (sm90_tma_l2_promotion.hpp); unset, the device's default
+// (tma_l2_promotion.h). Returns the bytes (1 for "none"), 0 for unset or empty, -1 for anything else.
 inline int parse_tma_l2_promotion(const char* value) {
   if (value == nullptr || value[0] == '\0') return 0;
   if (std::strcmp(value, "none") == 0) return 1;

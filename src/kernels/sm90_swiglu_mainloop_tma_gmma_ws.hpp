@@ -190,9 +190,9 @@ struct Sm90SwigluMainloop {
     // The weights' L2 promotion (sm90_tma_l2_promotion.hpp). Each CTA of a weight-multicast
     // cluster loads kTileN / kClusterM rows of a swizzle atom's k; the check against CuTe's
     // descriptor confirms that box before any re-encode.
-    promote_weight_tmas<Sm90SwigluMainloop, Element>(i, k, kTileN / kClusterM, kAtomK,
-                                                     {params.tma_gate.get_tma_descriptor(), w_gate, ld_gate},
-                                                     {params.tma_up.get_tma_descriptor(), w_up, ld_up});
+    promote_weight_tmas<Sm90SwigluMainloop, Element>(
+        WeightReader::kTiled, i, k, kTileN / kClusterM, kAtomK, {params.tma_gate.get_tma_descriptor(), w_gate, ld_gate},
+        {params.tma_up.get_tma_descriptor(), w_up, ld_up});
     return params;
   }
 

@@ -805,9 +805,9 @@ void swapab_apply_read_knobs(typename Kernel::Params& params, SwigluParams const
                    kSwapABMaxKStagger);
     }
   }
-  promote_weight_tmas<Kernel, typename Kernel::Element>(p.i, p.k, Kernel::kTileCols, Kernel::kTileK,
-                                                        {params.tma_gate.get_tma_descriptor(), p.w_gate, p.ld_gate},
-                                                        {params.tma_up.get_tma_descriptor(), p.w_up, p.ld_up});
+  promote_weight_tmas<Kernel, typename Kernel::Element>(
+      WeightReader::kSwapABStream, p.i, p.k, Kernel::kTileCols, Kernel::kTileK,
+      {params.tma_gate.get_tma_descriptor(), p.w_gate, p.ld_gate}, {params.tma_up.get_tma_descriptor(), p.w_up, p.ld_up});
 }
 
 // Host side: TMA descriptors for the user's pointers; one cluster of `splits` CTAs per (64-column

@@ -349,7 +349,7 @@ cudaError_t launch_sm90_swiglu_swapab_pingpong(SwigluParams const& p, int sm_cou
       static_cast<Element*>(p.out), p.ld_out, p.m, p.k, p.i,
       (p.k - 1) / Kernel::kTileK + 1, int(token_blocks), int(col_blocks * token_blocks)};
   // The weights' L2 promotion (sm90_tma_l2_promotion.hpp), on the 8-row group boxes.
-  promote_weight_tmas<Kernel, Element>(p.i, p.k, 8, Kernel::kTileK,
+  promote_weight_tmas<Kernel, Element>(WeightReader::kSwapABPingpong, p.i, p.k, 8, Kernel::kTileK,
                                        {params.tma_gate.get_tma_descriptor(), p.w_gate, p.ld_gate},
                                        {params.tma_up.get_tma_descriptor(), p.w_up, p.ld_up});
 

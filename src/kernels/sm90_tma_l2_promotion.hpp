@@ -6,14 +6,14 @@
 // 7B-72B, with every other SM's rows in between). With 256-byte promotion the L2 fetches both
 // k tiles of a row at once, so DRAM sees 256-byte runs instead of 128-byte ones and the next
 // stage hits L2. Whether that moves the decode kernels toward the read probe (which copies 16 KiB
-// runs) is what TILEGLU_TMA_L2_PROMOTION measured (bench/NOTES.md, sessions 13 and 16: 2-4.5 %
-// faster decode from 1.5B up on an H100), so 256 is the default (kWeightTmaL2Promotion).
+// runs) is what TILEGLU_TMA_L2_PROMOTION measured (bench/NOTES.md, sessions 13, 16 and 17): 256
+// bytes read the decode weights faster on an H100 and slower on an H200, so the default is the
+// device's (tma_l2_promotion.h).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 
@@ -22,7 +22,7 @@
 #include <cuda_runtime.h>
 #include <cutlass/numeric_types.h>
 
-#include "decode_plan.h"
+#include "tma_l2_promotion.h"
 
 namespace tileglu::kernels {
 
@@ -88,19 +88,6 @@ inline bool tma_reproduces_cute(cute::TmaDescriptor const& cute_desc, CUtensorMa
          std::memcmp(&same, &cute_desc, sizeof(same)) == 0;
 }
 
-// The weight descriptors' promotion for this call: TILEGLU_TMA_L2_PROMOTION (read on every call,
-// like the other knobs), else kWeightTmaL2Promotion. A bad value is named once per process.
-inline int weight_tma_l2_promotion() {
-  static std::atomic<bool> warned{false};
-  char const* env = std::getenv("TILEGLU_TMA_L2_PROMOTION");
-  int const promotion = parse_tma_l2_promotion(env);
-  if (promotion < 0 && !warned.exchange(true)) {
-    std::fprintf(stderr, "tileglu: warning: TILEGLU_TMA_L2_PROMOTION=%s is not none, 64, 128 or 256; %d stays\n", env,
-                 kWeightTmaL2Promotion);
-  }
-  return promotion > 0 ? promotion : kWeightTmaL2Promotion;
-}
-
 // One weight operand's CuTe descriptor (rewritten in place) and the tensor it was made for.
 struct WeightTma {
   cute::TmaDescriptor const* desc;
@@ -109,17 +96,18 @@ struct WeightTma {
 };
 
 // The gate and up descriptors of one kernel type (`KernelTag`: one check per type) re-encoded
-// with weight_tma_l2_promotion()'s bytes; both or neither, since gate and up read alike. [rows, k]
+// with weight_tma_l2_promotion(reader)'s bytes; both or neither, since gate and up read alike. [rows, k]
 // tensors of `Element` (bf16 or fp16), boxes of box_k x box_rows. Our encoding is trusted once it
 // has reproduced CuTe's on the type's first call (tma_reproduces_cute: the parameters do not
 // depend on the sizes); from then on each call costs two host encodes. If it did not, CuTe's 128
 // stays, still correct, and that is named once (the weight read is slower).
 template <class KernelTag, class Element>
-void promote_weight_tmas(int rows, int k, int box_rows, int box_k, WeightTma gate, WeightTma up) {
+void promote_weight_tmas(WeightReader reader, int rows, int k, int box_rows, int box_k, WeightTma gate,
+                         WeightTma up) {
   static_assert(sizeof(Element) == 2, "the encoding assumes 16-bit elements");
   CUtensorMapDataType const format = std::is_same_v<Element, cutlass::half_t> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                                                              : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-  int const promotion = weight_tma_l2_promotion();
+  int const promotion = weight_tma_l2_promotion(reader);
   if (promotion == 128) return;  // CuTe's own descriptors
   // 1: reproduced, -1: not, 0: not yet checked (racing first calls both check; one stores).
   static std::atomic<int> reproduced{0};

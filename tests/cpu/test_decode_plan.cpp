@@ -10,6 +10,7 @@
 
 #include "dispatch/sm90_heuristics.h"
 #include "kernels/decode_plan.h"
+#include "kernels/tma_l2_promotion.h"
 #include "kernels/swiglu_params.h"
 
 namespace tileglu {
@@ -372,6 +373,19 @@ TEST(SwapABReadKnobs, Parse) {
   EXPECT_EQ(parse_tma_l2_promotion("256B"), -1);
   EXPECT_EQ(parse_tma_l2_promotion("NONE"), -1);
   EXPECT_EQ(parse_tma_l2_promotion("2"), -1);
+}
+
+// The weight descriptors' default L2 promotion per device (tma_l2_promotion.h): 256 bytes on the
+// H100 (measured faster there), CuTe's 128 on the H200 (measured faster there) and on anything
+// not measured; every kernel family alike for now.
+TEST(WeightTmaL2Promotion, DefaultByDevice) {
+  for (WeightReader reader : {WeightReader::kSwapABStream, WeightReader::kSwapABPingpong, WeightReader::kTiled}) {
+    EXPECT_EQ(default_weight_tma_l2_promotion("NVIDIA H100 80GB HBM3", reader), 256);
+    EXPECT_EQ(default_weight_tma_l2_promotion("NVIDIA H200", reader), 128);
+    EXPECT_EQ(default_weight_tma_l2_promotion("NVIDIA H20", reader), 128);
+    EXPECT_EQ(default_weight_tma_l2_promotion("", reader), 128);
+    EXPECT_EQ(default_weight_tma_l2_promotion(nullptr, reader), 128);
+  }
 }
 
 // The swap-AB kernel's split of K over a cluster (decode_plan.h): the Qwen2.5 shapes on 132 SMs

@@ -466,7 +466,7 @@ TEST(SwigluGpuGridStreamK, ConcurrentStreamsAndGraphReplay) {
 // the weights are fetched, never what is summed or in what order: every grid mode must give the
 // same bits as its own default run, and the promotion must take (its warning that CuTe's
 // descriptor was not reproduced must not appear, nor in the default run, whose weight
-// descriptors are re-encoded with kWeightTmaL2Promotion's 256 bytes).
+// descriptors are re-encoded where the device's default is not CuTe's 128).
 std::vector<uint16_t> run_stacked_outputs(const Case& c) {
   const size_t elem = 2;
   std::vector<uint16_t> out(c.s.m * c.ld_out, 0);
@@ -498,7 +498,8 @@ TEST(SwigluGpuReadKnobs, SameBitsAsDefault) {
   // Batches of 2-8 (at most the ring less one: 4 and 8 run as 3 on the 4-stage n64), each
   // promotion (128: CuTe's descriptors as made), and both together (a k stagger reorders the
   // sum: StaggerMatchesReference below).
-  const Knobs knobs[] = {{"4", ""}, {"8", ""}, {"", "128"}, {"", "64"}, {"", "none"}, {"3", "256"}, {"2", "128"}};
+  const Knobs knobs[] = {{"4", ""},     {"8", ""},        {"", "128"},    {"", "256"},
+                         {"", "64"},    {"", "none"},     {"3", "256"},   {"2", "128"}};
   unsetenv("TILEGLU_SWAPAB_K_STAGGER");
   uint32_t seed = 900;
   for (Format format : {Format::kBF16, Format::kFP16}) {
@@ -538,9 +539,9 @@ TEST(SwigluGpuReadKnobs, SameBitsAsDefault) {
 // The weights' L2 promotion is on every kernel family's weight descriptors, not only the
 // swap-AB decode kernels': the shared mainloop's (Pingpong and Cooperative, k1 and k2, split-K, the
 // wave split; with weight multicast each CTA's box is kTileN / kClusterM rows) and the swap-AB
-// Pingpong/Cooperative ones (8-row group boxes). In each, the default run (256 bytes) must re-encode
-// without the warning that CuTe's descriptor was not reproduced, and give CuTe's own descriptors'
-// (128) bits.
+// Pingpong/Cooperative ones (8-row group boxes). In each, the default run (the device's
+// promotion), 256 and 64 bytes must re-encode without the warning that CuTe's descriptor was not
+// reproduced, and give CuTe's own descriptors' (128) bits.
 TEST(SwigluGpuReadKnobs, PromotionTakesInEveryFamily) {
   if (!have_sm90()) GTEST_SKIP() << "needs an sm_90 GPU (H100/H200); none on this machine";
   const char* const configs[] = {"k1_pingpong_128x64x64_s6",       "k2_pingpong_64x64x64_s8_tma",
@@ -558,16 +559,19 @@ TEST(SwigluGpuReadKnobs, PromotionTakesInEveryFamily) {
         SCOPED_TRACE(std::string(config) + (format == Format::kBF16 ? " bf16" : " fp16") +
                      " m=" + std::to_string(s.m) + " k=" + std::to_string(s.k) + " i=" + std::to_string(s.i));
         setenv("TILEGLU_FORCE_CONFIG", config, 1);
-        unsetenv("TILEGLU_TMA_L2_PROMOTION");
-        testing::internal::CaptureStderr();
-        const std::vector<uint16_t> promoted = run_stacked_outputs(c);
-        const std::string err = testing::internal::GetCapturedStderr();
-        EXPECT_EQ(err.find("warning"), std::string::npos) << err;
         setenv("TILEGLU_TMA_L2_PROMOTION", "128", 1);
         const std::vector<uint16_t> cute_own = run_stacked_outputs(c);
-        int64_t differ = 0;
-        for (size_t j = 0; j < promoted.size(); ++j) differ += promoted[j] != cute_own[j];
-        EXPECT_EQ(differ, 0) << "of " << promoted.size() << " outputs (padding included)";
+        for (const char* promotion : {"", "256", "64"}) {
+          SCOPED_TRACE(std::string("promotion=") + promotion);
+          setenv("TILEGLU_TMA_L2_PROMOTION", promotion, 1);
+          testing::internal::CaptureStderr();
+          const std::vector<uint16_t> promoted = run_stacked_outputs(c);
+          const std::string err = testing::internal::GetCapturedStderr();
+          EXPECT_EQ(err.find("warning"), std::string::npos) << err;
+          int64_t differ = 0;
+          for (size_t j = 0; j < promoted.size(); ++j) differ += promoted[j] != cute_own[j];
+          EXPECT_EQ(differ, 0) << "of " << promoted.size() << " outputs (padding included)";
+        }
       }
     }
   }
