@@ -807,7 +807,8 @@ void swapab_apply_read_knobs(typename Kernel::Params& params, SwigluParams const
   }
   promote_weight_tmas<Kernel, typename Kernel::Element>(
       WeightReader::kSwapABStream, p.i, p.k, Kernel::kTileCols, Kernel::kTileK,
-      {params.tma_gate.get_tma_descriptor(), p.w_gate, p.ld_gate}, {params.tma_up.get_tma_descriptor(), p.w_up, p.ld_up});
+      {params.tma_gate.get_tma_descriptor(), p.w_gate, p.ld_gate},
+      {params.tma_up.get_tma_descriptor(), p.w_up, p.ld_up});
 }
 
 // Host side: TMA descriptors for the user's pointers; one cluster of `splits` CTAs per (64-column

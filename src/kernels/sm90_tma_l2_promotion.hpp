@@ -95,10 +95,10 @@ struct WeightTma {
   int64_t ld;
 };
 
-// The gate and up descriptors of one kernel type (`KernelTag`: one check per type) re-encoded
-// with weight_tma_l2_promotion(reader)'s bytes; both or neither, since gate and up read alike. [rows, k]
-// tensors of `Element` (bf16 or fp16), boxes of box_k x box_rows. Our encoding is trusted once it
-// has reproduced CuTe's on the type's first call (tma_reproduces_cute: the parameters do not
+// The gate and up descriptors of one kernel type (`KernelTag`: one check per type) re-encoded with
+// weight_tma_l2_promotion(reader)'s bytes; both or neither, since gate and up read alike. [rows,
+// k] tensors of `Element` (bf16 or fp16), boxes of box_k x box_rows. Our encoding is trusted once
+// it has reproduced CuTe's on the type's first call (tma_reproduces_cute: the parameters do not
 // depend on the sizes); from then on each call costs two host encodes. If it did not, CuTe's 128
 // stays, still correct, and that is named once (the weight read is slower).
 template <class KernelTag, class Element>
