@@ -487,6 +487,17 @@ std::vector<uint16_t> run_stacked_outputs(const Case& c) {
   return out;
 }
 
+// Runs `c` under the current knobs: no warning on stderr (the promotion took) and `want`'s bits.
+void expect_same_bits_no_warning(const Case& c, const std::vector<uint16_t>& want) {
+  testing::internal::CaptureStderr();
+  const std::vector<uint16_t> out = run_stacked_outputs(c);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(err.find("warning"), std::string::npos) << err;
+  int64_t differ = 0;
+  for (size_t j = 0; j < out.size(); ++j) differ += out[j] != want[j];
+  EXPECT_EQ(differ, 0) << "of " << out.size() << " outputs (padding included)";
+}
+
 TEST(SwigluGpuReadKnobs, SameBitsAsDefault) {
   if (!have_sm90()) GTEST_SKIP() << "needs an sm_90 GPU (H100/H200); none on this machine";
   const char* const configs[] = {"k2_swapab_n16_s11", "k2_swapab_n8_s12_bal", "k2_swapab_n16_s11_sk",
@@ -520,13 +531,7 @@ TEST(SwigluGpuReadKnobs, SameBitsAsDefault) {
                        " batch=" + k.batch + " promotion=" + k.promotion);
           setenv("TILEGLU_SWAPAB_ISSUE_BATCH", k.batch, 1);
           setenv("TILEGLU_TMA_L2_PROMOTION", k.promotion, 1);
-          testing::internal::CaptureStderr();
-          const std::vector<uint16_t> out = run_stacked_outputs(c);
-          const std::string err = testing::internal::GetCapturedStderr();
-          EXPECT_EQ(err.find("warning"), std::string::npos) << err;
-          int64_t differ = 0;
-          for (size_t j = 0; j < out.size(); ++j) differ += out[j] != baseline[j];
-          EXPECT_EQ(differ, 0) << "of " << out.size() << " outputs (padding included)";
+          expect_same_bits_no_warning(c, baseline);
         }
       }
     }
@@ -564,13 +569,7 @@ TEST(SwigluGpuReadKnobs, PromotionTakesInEveryFamily) {
         for (const char* promotion : {"", "256", "64"}) {
           SCOPED_TRACE(std::string("promotion=") + promotion);
           setenv("TILEGLU_TMA_L2_PROMOTION", promotion, 1);
-          testing::internal::CaptureStderr();
-          const std::vector<uint16_t> promoted = run_stacked_outputs(c);
-          const std::string err = testing::internal::GetCapturedStderr();
-          EXPECT_EQ(err.find("warning"), std::string::npos) << err;
-          int64_t differ = 0;
-          for (size_t j = 0; j < promoted.size(); ++j) differ += promoted[j] != cute_own[j];
-          EXPECT_EQ(differ, 0) << "of " << promoted.size() << " outputs (padding included)";
+          expect_same_bits_no_warning(c, cute_own);
         }
       }
     }
