@@ -30,6 +30,7 @@ int default_weight_tma_l2_promotion(const char* device_name, WeightReader /*read
 namespace {
 
 constexpr int kReaders = 3;  // WeightReader's values
+static_assert(static_cast<int>(WeightReader::kTiled) == kReaders - 1, "kReaders counts WeightReader's values");
 
 // The current device's default_weight_tma_l2_promotion for `reader`. cudaGetDeviceProperties is
 // far too slow for every call, so each device's answers are kept (0: not read yet; racing first
