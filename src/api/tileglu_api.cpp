@@ -54,7 +54,7 @@ tileglu_status_t plan_problem(const tileglu_swiglu_problem_t* problem, const Arg
   plan->sm_count = device.sm_count;
 
   const int index = dispatch::choose_kernel(plan->params.m, plan->params.k, plan->params.i,
-                                            plan->dtype, device.sm_count);
+                                            plan->dtype, device.sm_count, device.name);
   int count = 0;
   const KernelEntry* registry = kernel_registry(&count);
   if (index < 0 || index >= count) {

@@ -260,11 +260,11 @@ int choose_from(const KernelEntry* entries, int count, const Shape& shape, int s
   return best;
 }
 
-int choose_kernel(int m, int k, int i, DType dtype, int sm_count) {
+int choose_kernel(int m, int k, int i, DType dtype, int sm_count, const char* device_name) {
   int count = 0;
   const KernelEntry* entries = kernel_registry(&count);
   const std::shared_ptr<const TuningTable> user = user_table();
-  const TuningTable* const tables[2] = {user.get(), embedded_table()};
+  const TuningTable* const tables[2] = {user.get(), embedded_table(device_name)};
   return choose_kernel_from(entries, count, m, k, i, dtype, sm_count, tables, 2);
 }
 

@@ -18,7 +18,9 @@ namespace tileglu {
 namespace dispatch {
 namespace {
 
-// The embedded table's text: kEmbeddedTableText.
+// The embedded tables' texts: kEmbeddedTableText (the default, an H200's). Another device's table
+// is generated into its own .inc (scripts/gen_default_table.py --symbol) and listed in
+// embedded_tables().
 #include "sm90_default_table.inc"
 
 constexpr int kFormatVersion = 1;
@@ -187,19 +189,42 @@ bool parse_tuning_table(const std::string& text, const std::string& source,
   return true;
 }
 
-const TuningTable* embedded_table() {
-  static const TuningTable table = [] {
+const std::vector<const TuningTable*>& embedded_tables() {
+  static const std::vector<TuningTable> parsed = [] {
+    const struct {
+      const char* text;
+      const char* source;
+    } texts[] = {{kEmbeddedTableText, "embedded"}};
     int count = 0;
     const KernelEntry* entries = kernel_registry(&count);
-    TuningTable t;
-    std::string error;
-    if (!parse_tuning_table(kEmbeddedTableText, "embedded", entries, count, &t, &error)) {
-      t = TuningTable{};
-      t.source = "embedded (invalid: " + error + ")";
+    std::vector<TuningTable> tables;
+    for (const auto& embedded : texts) {
+      TuningTable t;
+      std::string error;
+      if (!parse_tuning_table(embedded.text, embedded.source, entries, count, &t, &error)) {
+        t = TuningTable{};
+        t.source = std::string(embedded.source) + " (invalid: " + error + ")";
+      }
+      tables.push_back(std::move(t));
     }
-    return t;
+    return tables;
   }();
-  return &table;
+  static const std::vector<const TuningTable*> pointers = [] {
+    std::vector<const TuningTable*> p;
+    for (const TuningTable& t : parsed) p.push_back(&t);
+    return p;
+  }();
+  return pointers;
+}
+
+const TuningTable* embedded_table(const char* device_name) {
+  const std::vector<const TuningTable*>& tables = embedded_tables();
+  if (device_name != nullptr) {
+    for (const TuningTable* t : tables) {
+      if (!t->device.empty() && t->device == device_name) return t;
+    }
+  }
+  return tables.front();
 }
 
 std::shared_ptr<const TuningTable> user_table() {

@@ -69,10 +69,17 @@ bool parse_tuning_table(const std::string& text, const std::string& source,
                         const KernelEntry* entries, int count, TuningTable* table,
                         std::string* error);
 
-// The table embedded in the library (src/dispatch/sm90_default_table.inc), parsed against the
-// registry once. Never null: an embedded table that failed to parse (a build error the CPU tests
-// catch) is an empty table.
-const TuningTable* embedded_table();
+// The tables embedded in the library, each parsed against the registry once: the default,
+// measured on an H200 (src/dispatch/sm90_default_table.inc), then one per other device measured.
+// Never empty, no null entry: a table that failed to parse (a build error the CPU tests catch) is
+// an empty one.
+const std::vector<const TuningTable*>& embedded_tables();
+
+// The embedded table for a device of this name (cudaDeviceProp::name): the one whose `device`
+// record is exactly that name, else the default. Why per device: which config wins a row differs
+// between cards (on the H100 the H200 table's large-M Pingpong rows ran 1.06-1.39x the faster
+// cuBLAS baseline, its Cooperative ones 0.95-0.98; bench/NOTES.md session 18).
+const TuningTable* embedded_table(const char* device_name = nullptr);
 
 // The table loaded by tileglu_load_tuning_table() or TILEGLU_TUNING_TABLE, or null.
 // (Shared ownership, so that a reload on another thread cannot free it under a reader.)

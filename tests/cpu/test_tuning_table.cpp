@@ -229,37 +229,69 @@ TEST(TuningTable, LogNamesTheSource) {
   EXPECT_NE(err.find("(cost model)"), std::string::npos) << err;
 }
 
-// The embedded default parses against the real registry, every row names a shipped config, and
-// its rows are for the tensor-core configs of the registry.
-TEST(TuningTable, EmbeddedDefaultIsValid) {
-  const TuningTable* t = embedded_table();
-  ASSERT_NE(t, nullptr);
-  EXPECT_EQ(t->source, "embedded");
-  EXPECT_EQ(t->sm_count, 132);
+// Every embedded table parses against the real registry, every row names a shipped config, and
+// its rows are for the tensor-core configs of the registry; the default comes first.
+TEST(TuningTable, EmbeddedTablesAreValid) {
+  const std::vector<const TuningTable*>& tables = embedded_tables();
+  ASSERT_FALSE(tables.empty());
+  EXPECT_EQ(tables.front()->source, "embedded");
+  EXPECT_EQ(embedded_table(), tables.front());
   int count = 0;
   const KernelEntry* registry = kernel_registry(&count);
-  for (const TableRow& row : t->rows) {
-    ASSERT_GE(row.config, 0);
-    ASSERT_LT(row.config, count);
-    EXPECT_EQ(registry[row.config].config.promote_k_tiles, 0) << registry[row.config].config.name;
+  for (const TuningTable* t : tables) {
+    ASSERT_NE(t, nullptr);
+    SCOPED_TRACE(t->source);
+    EXPECT_EQ(t->source.find("invalid"), std::string::npos);
+    EXPECT_FALSE(t->device.empty());
+    EXPECT_EQ(t->sm_count, 132);
+    EXPECT_FALSE(t->rows.empty());
+    for (const TableRow& row : t->rows) {
+      ASSERT_GE(row.config, 0);
+      ASSERT_LT(row.config, count);
+      EXPECT_EQ(registry[row.config].config.promote_k_tiles, 0) << registry[row.config].config.name;
+    }
   }
 }
 
-// The library's own dispatch (choose_kernel: real registry, embedded table) gives every row of the
-// embedded table its config on the device it was tuned for, and leaves other SM counts to the
-// cost model.
+// A device takes the embedded table measured on a device of its exact name; any other name, or
+// none, the default.
+TEST(TuningTable, EmbeddedTableByDeviceName) {
+  const std::vector<const TuningTable*>& tables = embedded_tables();
+  for (const TuningTable* t : tables) EXPECT_EQ(embedded_table(t->device.c_str()), t) << t->device;
+  EXPECT_EQ(embedded_table(nullptr), tables.front());
+  EXPECT_EQ(embedded_table(""), tables.front());
+  EXPECT_EQ(embedded_table("NVIDIA B200"), tables.front());
+  // Exact names only: an H100 PCIe or NVL is another card than the H100 SXM a table was tuned on.
+  for (size_t n = 1; n < tables.size(); ++n) {
+    const std::string& name = tables[n]->device;
+    EXPECT_EQ(embedded_table(name.substr(0, name.size() - 1).c_str()), tables.front()) << name;
+    EXPECT_EQ(embedded_table((name + " NVL").c_str()), tables.front()) << name;
+  }
+}
+
+// The library's own dispatch (choose_kernel: real registry, embedded tables) gives every row of
+// each embedded table its config on a device of the table's name and SM count, and leaves other
+// SM counts to the cost model.
 TEST(TuningTable, ChooseKernelFollowsTheEmbeddedTable) {
   ScopedEnv force("TILEGLU_FORCE_CONFIG", "");
   ScopedEnv acc("TILEGLU_ACCUMULATION", "");
   ScopedEnv log("TILEGLU_LOG_DISPATCH", "");
-  const TuningTable* t = embedded_table();
   int count = 0;
   const KernelEntry* registry = kernel_registry(&count);
-  for (const TableRow& row : t->rows) {
-    SCOPED_TRACE("m=" + std::to_string(row.m) + " k=" + std::to_string(row.k) + " i=" + std::to_string(row.i));
-    EXPECT_EQ(choose_kernel(row.m, row.k, row.i, row.dtype, t->sm_count), row.config);
-    EXPECT_EQ(choose_kernel(row.m, row.k, row.i, row.dtype, t->sm_count + 1),
-              choose_kernel_from(registry, count, row.m, row.k, row.i, row.dtype, t->sm_count + 1));
+  for (const TuningTable* t : embedded_tables()) {
+    const char* device = t->device.c_str();
+    for (const TableRow& row : t->rows) {
+      SCOPED_TRACE(t->device + " m=" + std::to_string(row.m) + " k=" + std::to_string(row.k) +
+                   " i=" + std::to_string(row.i));
+      EXPECT_EQ(choose_kernel(row.m, row.k, row.i, row.dtype, t->sm_count, device), row.config);
+      EXPECT_EQ(choose_kernel(row.m, row.k, row.i, row.dtype, t->sm_count + 1, device),
+                choose_kernel_from(registry, count, row.m, row.k, row.i, row.dtype, t->sm_count + 1));
+    }
+  }
+  // No name: the default table.
+  const TuningTable* d = embedded_table();
+  for (const TableRow& row : d->rows) {
+    EXPECT_EQ(choose_kernel(row.m, row.k, row.i, row.dtype, d->sm_count), row.config);
   }
 }
 
