@@ -51,6 +51,10 @@ def main(argv=None):
                     help="the constant's name: another device's table goes into its own .inc "
                          "under its own name, listed in tuning_table.cpp's embedded_tables()")
     args = ap.parse_args(argv)
+    if args.symbol != DEFAULT_SYMBOL and os.path.abspath(args.out) == DEFAULT_OUT:
+        print(f"gen_default_table: --symbol {args.symbol} needs its own --out: "
+              f"{os.path.relpath(DEFAULT_OUT, ROOT)} holds {DEFAULT_SYMBOL}", file=sys.stderr)
+        return 2
     with open(args.table, encoding="utf-8") as f:
         text = f.read()
     try:

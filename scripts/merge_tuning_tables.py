@@ -49,6 +49,9 @@ def merge(base_path, overlay_paths, stand_in=False):
     base_device = header.get("device")
     if stand_in:
         header["device"] = parse(overlay_paths[0])[0].get("device")
+        for path, device in ((base_path, base_device), (overlay_paths[0], header["device"])):
+            if not device:
+                raise ValueError(f"{path}: no 'device' record, which --stand-in needs")
     for path in overlay_paths:
         other_header, other_rows = parse(path)
         for key in HEADER_KEYS:

@@ -78,7 +78,8 @@ int choose_from(const KernelEntry* entries, int count, const Shape& shape, int s
 // order: TILEGLU_FORCE_CONFIG; the user's tuning table (tileglu_load_tuning_table,
 // TILEGLU_TUNING_TABLE); the embedded measured table for the device (embedded_table(name)); the
 // cost model. Honours TILEGLU_ACCUMULATION and TILEGLU_LOG_DISPATCH.
-int choose_kernel(int m, int k, int i, DType dtype, int sm_count, const char* device_name = nullptr);
+int choose_kernel(int m, int k, int i, DType dtype, int sm_count,
+                  const char* device_name = nullptr);
 
 // choose_kernel() over `entries[0, count)` instead of the registry (the environment variables
 // included): for tests. `tables[0, table_count)` are consulted in order after

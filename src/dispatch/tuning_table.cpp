@@ -204,6 +204,8 @@ const std::vector<const TuningTable*>& embedded_tables() {
       if (!parse_tuning_table(embedded.text, embedded.source, entries, count, &t, &error)) {
         t = TuningTable{};
         t.source = std::string(embedded.source) + " (invalid: " + error + ")";
+      } else if (!tables.empty()) {
+        t.source += " (" + t.device + ")";  // the dispatch log names which device's table ran
       }
       tables.push_back(std::move(t));
     }
@@ -217,14 +219,18 @@ const std::vector<const TuningTable*>& embedded_tables() {
   return pointers;
 }
 
-const TuningTable* embedded_table(const char* device_name) {
-  const std::vector<const TuningTable*>& tables = embedded_tables();
-  if (device_name != nullptr) {
+const TuningTable* select_device_table(const std::vector<const TuningTable*>& tables,
+                                       const char* device_name) {
+  if (device_name != nullptr && device_name[0] != '\0') {
     for (const TuningTable* t : tables) {
-      if (!t->device.empty() && t->device == device_name) return t;
+      if (t->device == device_name) return t;
     }
   }
   return tables.front();
+}
+
+const TuningTable* embedded_table(const char* device_name) {
+  return select_device_table(embedded_tables(), device_name);
 }
 
 std::shared_ptr<const TuningTable> user_table() {

@@ -75,11 +75,17 @@ bool parse_tuning_table(const std::string& text, const std::string& source,
 // an empty one.
 const std::vector<const TuningTable*>& embedded_tables();
 
-// The embedded table for a device of this name (cudaDeviceProp::name): the one whose `device`
-// record is exactly that name, else the default. Why per device: which config wins a row differs
-// between cards (on the H100 the H200 table's large-M Pingpong rows ran 1.06-1.39x the faster
-// cuBLAS baseline, its Cooperative ones 0.95-0.98; bench/NOTES.md session 18).
+// The embedded table for a device of this name (cudaDeviceProp::name; null: unknown):
+// select_device_table(embedded_tables(), device_name). Why per device: which config wins a row
+// differs between cards (on the H100 the H200 table's large-M Pingpong rows ran 1.06-1.39x the
+// faster cuBLAS baseline, its Cooperative ones 0.95-0.98; bench/NOTES.md session 18).
 const TuningTable* embedded_table(const char* device_name = nullptr);
+
+// The first of `tables` (not empty) whose `device` record is exactly `device_name`, else the
+// first table, the default. Exact names, since an H100 PCIe (114 SMs) or NVL is another card than
+// the H100 SXM a table was measured on.
+const TuningTable* select_device_table(const std::vector<const TuningTable*>& tables,
+                                       const char* device_name);
 
 // The table loaded by tileglu_load_tuning_table() or TILEGLU_TUNING_TABLE, or null.
 // (Shared ownership, so that a reload on another thread cannot free it under a reader.)

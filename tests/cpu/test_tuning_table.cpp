@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -230,20 +231,24 @@ TEST(TuningTable, LogNamesTheSource) {
 }
 
 // Every embedded table parses against the real registry, every row names a shipped config, and
-// its rows are for the tensor-core configs of the registry; the default comes first.
+// its rows are for the tensor-core configs of the registry; the default (an H200's, 132 SMs)
+// comes first, and no two tables claim one device.
 TEST(TuningTable, EmbeddedTablesAreValid) {
   const std::vector<const TuningTable*>& tables = embedded_tables();
   ASSERT_FALSE(tables.empty());
   EXPECT_EQ(tables.front()->source, "embedded");
+  EXPECT_EQ(tables.front()->sm_count, 132);
   EXPECT_EQ(embedded_table(), tables.front());
   int count = 0;
   const KernelEntry* registry = kernel_registry(&count);
+  std::set<std::string> devices;
   for (const TuningTable* t : tables) {
     ASSERT_NE(t, nullptr);
     SCOPED_TRACE(t->source);
     EXPECT_EQ(t->source.find("invalid"), std::string::npos);
     EXPECT_FALSE(t->device.empty());
-    EXPECT_EQ(t->sm_count, 132);
+    EXPECT_TRUE(devices.insert(t->device).second) << "a second table for " << t->device;
+    EXPECT_GT(t->sm_count, 0);
     EXPECT_FALSE(t->rows.empty());
     for (const TableRow& row : t->rows) {
       ASSERT_GE(row.config, 0);
@@ -251,22 +256,29 @@ TEST(TuningTable, EmbeddedTablesAreValid) {
       EXPECT_EQ(registry[row.config].config.promote_k_tiles, 0) << registry[row.config].config.name;
     }
   }
+  // Each embedded device name picks its own table.
+  for (const TuningTable* t : tables) EXPECT_EQ(embedded_table(t->device.c_str()), t) << t->device;
+  EXPECT_EQ(embedded_table("NVIDIA B200"), tables.front());
 }
 
-// A device takes the embedded table measured on a device of its exact name; any other name, or
-// none, the default.
-TEST(TuningTable, EmbeddedTableByDeviceName) {
-  const std::vector<const TuningTable*>& tables = embedded_tables();
-  for (const TuningTable* t : tables) EXPECT_EQ(embedded_table(t->device.c_str()), t) << t->device;
-  EXPECT_EQ(embedded_table(nullptr), tables.front());
-  EXPECT_EQ(embedded_table(""), tables.front());
-  EXPECT_EQ(embedded_table("NVIDIA B200"), tables.front());
-  // Exact names only: an H100 PCIe or NVL is another card than the H100 SXM a table was tuned on.
-  for (size_t n = 1; n < tables.size(); ++n) {
-    const std::string& name = tables[n]->device;
-    EXPECT_EQ(embedded_table(name.substr(0, name.size() - 1).c_str()), tables.front()) << name;
-    EXPECT_EQ(embedded_table((name + " NVL").c_str()), tables.front()) << name;
-  }
+// A device takes the table measured on a device of its exact name; any other name, none, or an
+// empty one, the first table (the default).
+TEST(TuningTable, SelectDeviceTableByExactName) {
+  TuningTable h200, h100, unnamed;
+  h200.device = "NVIDIA H200";
+  h100.device = "NVIDIA H100 80GB HBM3";
+  const std::vector<const TuningTable*> tables = {&h200, &h100, &unnamed};
+  EXPECT_EQ(select_device_table(tables, "NVIDIA H100 80GB HBM3"), &h100);
+  EXPECT_EQ(select_device_table(tables, "NVIDIA H200"), &h200);
+  EXPECT_EQ(select_device_table(tables, "NVIDIA H100 80GB HBM"), &h200);  // a prefix
+  EXPECT_EQ(select_device_table(tables, "NVIDIA H100 NVL"), &h200);
+  EXPECT_EQ(select_device_table(tables, "NVIDIA H100 80GB HBM3 "), &h200);
+  EXPECT_EQ(select_device_table(tables, "NVIDIA B200"), &h200);
+  EXPECT_EQ(select_device_table(tables, ""), &h200);  // not the table without a device record
+  EXPECT_EQ(select_device_table(tables, nullptr), &h200);
+  const std::vector<const TuningTable*> h100_first = {&h100, &h200};
+  EXPECT_EQ(select_device_table(h100_first, "NVIDIA H200"), &h200);
+  EXPECT_EQ(select_device_table(h100_first, nullptr), &h100);
 }
 
 // The library's own dispatch (choose_kernel: real registry, embedded tables) gives every row of
@@ -284,8 +296,9 @@ TEST(TuningTable, ChooseKernelFollowsTheEmbeddedTable) {
       SCOPED_TRACE(t->device + " m=" + std::to_string(row.m) + " k=" + std::to_string(row.k) +
                    " i=" + std::to_string(row.i));
       EXPECT_EQ(choose_kernel(row.m, row.k, row.i, row.dtype, t->sm_count, device), row.config);
-      EXPECT_EQ(choose_kernel(row.m, row.k, row.i, row.dtype, t->sm_count + 1, device),
-                choose_kernel_from(registry, count, row.m, row.k, row.i, row.dtype, t->sm_count + 1));
+      const int other_sms = t->sm_count + 1;
+      EXPECT_EQ(choose_kernel(row.m, row.k, row.i, row.dtype, other_sms, device),
+                choose_kernel_from(registry, count, row.m, row.k, row.i, row.dtype, other_sms));
     }
   }
   // No name: the default table.

@@ -89,5 +89,19 @@ def test_stand_in_still_refuses_another_sm_count_or_mixed_overlays(tmp_path, cap
     nvl = write(tmp_path / "nvl.table", ["bf16 896 4864 2 k2_decode_n8_c8_u4 6.1"],
                 device="NVIDIA H100 NVL")
     assert merge_tuning_tables.main([base, sxm, nvl, "--out", str(out), "--stand-in"]) == 2
-    assert "device 'NVIDIA H100 NVL' differs from" in capsys.readouterr().err
+    assert f"device 'NVIDIA H100 NVL' differs from {sxm}'s '{H100}'" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_stand_in_needs_device_records(tmp_path, capsys):
+    base = write(tmp_path / "h200.table", ["bf16 896 4864 1 k2_pingpong_64x64x64_s8 11.3"])
+    bare = tmp_path / "bare.table"
+    bare.write_text("tileglu-tuning-table 1\nlibrary 0.1.0\nsm_count 132\n"
+                    "bf16 896 4864 1 k2_decode_n8_c8_u4 6.1\n")
+    out = tmp_path / "merged.table"
+    assert merge_tuning_tables.main([base, str(bare), "--out", str(out), "--stand-in"]) == 2
+    assert "bare.table: no 'device' record, which --stand-in needs" in capsys.readouterr().err
+    over = write(tmp_path / "h100.table", ["bf16 896 4864 1 k2_decode_n8_c8_u4 6.1"], device=H100)
+    assert merge_tuning_tables.main([str(bare), over, "--out", str(out), "--stand-in"]) == 2
+    assert "bare.table: no 'device' record" in capsys.readouterr().err
     assert not out.exists()
