@@ -1,11 +1,12 @@
 #include "device.h"
 
 #include <cstdio>
-#include <cstring>
 #include <mutex>
 #include <vector>
 
 #include <cuda_runtime_api.h>
+
+#include "../kernels/device_name.h"
 
 namespace tileglu {
 namespace api {
@@ -63,17 +64,12 @@ tileglu_status_t current_device(DeviceInfo* info, std::string* message) {
         return TILEGLU_ERROR_UNSUPPORTED_DEVICE;
       }
     }
-    // The name has no attribute of its own; the properties are slow to read, hence once here.
-    cudaDeviceProp prop{};
-    err = cudaGetDeviceProperties(&prop, device);
+    // The name has no attribute of its own: the one cache the kernels' promotion rule reads too.
+    err = kernels::cached_device_name(device, &queried.name);
     if (err != cudaSuccess) {
-      cudaGetLastError();
       *message = cuda_failure("cudaGetDeviceProperties", err);
       return TILEGLU_ERROR_UNSUPPORTED_DEVICE;
     }
-    static_assert(sizeof(queried.name) == sizeof(prop.name), "DeviceInfo::name holds the property");
-    std::memcpy(queried.name, prop.name, sizeof(queried.name));
-    queried.name[sizeof(queried.name) - 1] = '\0';
     entry.info = queried;
     entry.known = true;
   }

@@ -13,9 +13,9 @@ struct DeviceInfo {
   int cc_major = 0;
   int cc_minor = 0;
   int sm_count = 0;  // cudaDevAttrMultiProcessorCount: the persistent grid size
-  // cudaDeviceProp::name: picks the embedded tuning table measured on such a device. A char array
-  // like the property's, so that the per-call copy of the cached info allocates nothing.
-  char name[256] = {};
+  // cudaDeviceProp::name (kernels/device_name.h, kept for the process's life): picks the embedded
+  // tuning table measured on such a device.
+  const char* name = nullptr;
 };
 
 // Queries the current device (cudaGetDevice; attributes cached per device after the first call).

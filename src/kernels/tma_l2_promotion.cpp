@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include "decode_plan.h"
+#include "device_name.h"
 
 namespace tileglu::kernels {
 
@@ -29,34 +30,17 @@ int default_weight_tma_l2_promotion(const char* device_name, WeightReader /*read
 
 namespace {
 
-constexpr int kReaders = 3;  // WeightReader's values
-static_assert(static_cast<int>(WeightReader::kTiled) == kReaders - 1, "kReaders counts WeightReader's values");
-
-// The current device's default_weight_tma_l2_promotion for `reader`. cudaGetDeviceProperties is
-// far too slow for every call, so each device's answers are kept (0: not read yet; racing first
-// calls both read and store the same values). Past kMaxDevices ordinals, or where the device
-// cannot be read, CuTe's 128.
+// The current device's default_weight_tma_l2_promotion for `reader`, by its name read once per
+// device (device_name.h); where the device cannot be read, CuTe's 128.
 int device_default_promotion(WeightReader reader) {
-  constexpr int kMaxDevices = 64;
-  static std::atomic<int> per_device[kMaxDevices][kReaders];
   int device = -1;
-  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) {
+  const char* name = nullptr;
+  if (cudaGetDevice(&device) != cudaSuccess) {
     (void)cudaGetLastError();
     return 128;
   }
-  std::atomic<int>& cached = per_device[device][static_cast<int>(reader)];
-  int promotion = cached.load(std::memory_order_relaxed);
-  if (promotion == 0) {
-    cudaDeviceProp prop{};
-    if (cudaGetDeviceProperties(&prop, device) == cudaSuccess) {
-      promotion = default_weight_tma_l2_promotion(prop.name, reader);
-    } else {
-      (void)cudaGetLastError();
-      promotion = 128;
-    }
-    cached.store(promotion, std::memory_order_relaxed);
-  }
-  return promotion;
+  if (cached_device_name(device, &name) != cudaSuccess) return 128;
+  return default_weight_tma_l2_promotion(name, reader);
 }
 
 }  // namespace
