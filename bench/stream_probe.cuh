@@ -30,6 +30,14 @@
 //              u's sweep starting at k box u (so a wave's CTAs stand at different k), and boxes
 //              of 16 rows x 256 elements (512 bytes of each row at once). Against `bulk` it prices
 //              the kernels' access pattern through the TMA unit itself (session 13).
+//   packed     the same slots in the same order, but from a buffer laid out slot by slot (unit u,
+//              k box j: its gate box then its up box, 16 KiB contiguous), as a pre-packed weight
+//              format would store them: read by two 2D TMA boxes per slot (`tma_packed_*`, the
+//              buffer viewed as [2 I K / 64 rows, 64]) or one 16 KiB 1D bulk copy
+//              (`bulk_packed_units`). Why (session 19): on the H200 `tma_64x64_l2_128` reads
+//              72B's weights in 235 us where `bulk` takes 215, and the decode kernels run at the
+//              former; if the packed reads run at `bulk`'s speed, it is the row-strided order
+//              that costs the 10 %, and a packed weight layout would recover it.
 #pragma once
 
 #include <cstdint>
@@ -167,6 +175,8 @@ struct TmaTilesVariant {
   int promotion;  // L2 promotion, bytes
   int batch;      // slots issued together once that many are free (divides kTmaSlots)
   int stagger;    // unit u's sweep starts at box column u x stagger (mod the row's boxes) and wraps
+  int packed;     // 0: the [2I, K] row-major buffer; 1: the slot-by-slot packed buffer, 2D TMA
+                  // boxes; 2: the packed buffer, one 1D bulk copy per slot (box 64 x 64 only)
 };
 constexpr TmaTilesVariant kTmaTilesVariants[] = {
     {"tma_64x64_l2_128", 64, 64, 128, 1, 0},
@@ -174,12 +184,16 @@ constexpr TmaTilesVariant kTmaTilesVariants[] = {
     {"tma_64x64_l2_128_batch4", 64, 64, 128, 4, 0},
     {"tma_64x64_l2_128_stagger1", 64, 64, 128, 1, 1},
     {"tma_256x16_l2_256", 256, 16, 256, 1, 0},
+    {"tma_packed_64x64_l2_128", 64, 64, 128, 1, 0, 1},
+    {"tma_packed_64x64_l2_256", 64, 64, 256, 1, 0, 1},
+    {"bulk_packed_units", 64, 64, 0, 1, 0, 2},
 };
 constexpr int kTmaTilesVariantCount = int(sizeof(kTmaTilesVariants) / sizeof(kTmaTilesVariants[0]));
 
-__global__ void __launch_bounds__(32) read_tma_tiles(const __grid_constant__ CUtensorMap map, int units, int i_rows,
+__global__ void __launch_bounds__(32) read_tma_tiles(const __grid_constant__ CUtensorMap map,
+                                                     const char* __restrict__ src, int units, int i_rows,
                                                      int k, int box_k, int box_rows, int batch, int stagger,
-                                                     uint32_t* __restrict__ sink) {
+                                                     int packed, uint32_t* __restrict__ sink) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   extern __shared__ __align__(128) char smem_raw[];
   __shared__ __align__(8) uint64_t bar[kTmaSlots];
@@ -218,13 +232,23 @@ __global__ void __launch_bounds__(32) read_tma_tiles(const __grid_constant__ CUt
                      : "memory");
         const uint32_t dst = smem_base + uint32_t(s) * kTmaSlotBytes;
         const int row = kTmaUnitRows * u + r0;
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
+        // The packed buffer's slot: unit u's k boxes are contiguous, 16 KiB each (box 64 x 64).
+        const int64_t slot = int64_t(u) * k_boxes + k0 / box_k;
+        if (packed == 2) {
           asm volatile(
-              "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], "
-              "[%4];" ::"r"(dst + uint32_t(h) * box_bytes),
-              "l"(map_addr), "r"(k0), "r"(row + h * i_rows), "r"(bar_base + 8 * s)
+              "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
+              "l"(src + slot * kTmaSlotBytes), "r"(uint32_t(kTmaSlotBytes)), "r"(bar_base + 8 * s)
               : "memory");
+        } else {
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int box_row = packed ? int((2 * slot + h) * box_rows) : row + h * i_rows;
+            asm volatile(
+                "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], "
+                "[%4];" ::"r"(dst + uint32_t(h) * box_bytes),
+                "l"(map_addr), "r"(packed ? 0 : k0), "r"(box_row), "r"(bar_base + 8 * s)
+                : "memory");
+          }
         }
         pending |= 1u << s;
       }
@@ -259,9 +283,14 @@ inline cudaError_t launch_tma_tiles(const void* src, int i_rows, int k, const Tm
     if (err != cudaSuccess) return err;
     opted_in = true;
   }
+  // The packed variants read slots of one 64 x 64 gate box and one up box, whole k boxes only.
+  if (v.packed != 0 && (v.box_k != 64 || v.box_rows != kTmaUnitRows || k % 64 != 0)) return cudaErrorInvalidValue;
   CUtensorMap map{};
-  const cuuint64_t dims[2] = {cuuint64_t(k), cuuint64_t(2) * cuuint64_t(i_rows)};
-  const cuuint64_t strides[1] = {cuuint64_t(k) * 2};
+  // Packed: the buffer as rows of 64 elements, a box 8 KiB of contiguous bytes.
+  const cuuint64_t total_elements = cuuint64_t(2) * cuuint64_t(i_rows) * cuuint64_t(k);
+  const cuuint64_t dims[2] = {v.packed ? cuuint64_t(64) : cuuint64_t(k),
+                              v.packed ? total_elements / 64 : cuuint64_t(2) * cuuint64_t(i_rows)};
+  const cuuint64_t strides[1] = {v.packed ? cuuint64_t(128) : cuuint64_t(k) * 2};
   const cuuint32_t box[2] = {cuuint32_t(v.box_k), cuuint32_t(v.box_rows)};
   const cuuint32_t element_strides[2] = {1, 1};
   const CUtensorMapL2promotion promotion = v.promotion == 256   ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
@@ -274,7 +303,8 @@ inline cudaError_t launch_tma_tiles(const void* src, int i_rows, int k, const Tm
     return cudaErrorInvalidValue;
   }
   const int units = i_rows / kTmaUnitRows;  // the Qwen2.5 I are multiples of 64
-  read_tma_tiles<<<ctas, 32, smem, s>>>(map, units, i_rows, k, v.box_k, v.box_rows, v.batch, v.stagger, sink);
+  read_tma_tiles<<<ctas, 32, smem, s>>>(map, static_cast<const char*>(src), units, i_rows, k, v.box_k, v.box_rows,
+                                        v.batch, v.stagger, v.packed, sink);
   return cudaPeekAtLastError();
 }
 
