@@ -179,11 +179,11 @@ struct TmaTilesVariant {
                   // boxes; 2: the packed buffer, one 1D bulk copy per slot (box 64 x 64 only)
 };
 constexpr TmaTilesVariant kTmaTilesVariants[] = {
-    {"tma_64x64_l2_128", 64, 64, 128, 1, 0},
-    {"tma_64x64_l2_256", 64, 64, 256, 1, 0},
-    {"tma_64x64_l2_128_batch4", 64, 64, 128, 4, 0},
-    {"tma_64x64_l2_128_stagger1", 64, 64, 128, 1, 1},
-    {"tma_256x16_l2_256", 256, 16, 256, 1, 0},
+    {"tma_64x64_l2_128", 64, 64, 128, 1, 0, 0},
+    {"tma_64x64_l2_256", 64, 64, 256, 1, 0, 0},
+    {"tma_64x64_l2_128_batch4", 64, 64, 128, 4, 0, 0},
+    {"tma_64x64_l2_128_stagger1", 64, 64, 128, 1, 1, 0},
+    {"tma_256x16_l2_256", 256, 16, 256, 1, 0, 0},
     {"tma_packed_64x64_l2_128", 64, 64, 128, 1, 0, 1},
     {"tma_packed_64x64_l2_256", 64, 64, 256, 1, 0, 1},
     {"bulk_packed_units", 64, 64, 0, 1, 0, 2},

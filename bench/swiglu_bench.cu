@@ -1034,9 +1034,11 @@ struct Row {
   } ab;
   // --read-knobs: the dispatched config under each weight-read setting, interleaved rounds.
   struct ReadKnob {
-    std::string setting;  // "BATCH/PROMOTION[/STAGGER]", "-" for unset; the first "-/-", the default read
+    std::string setting;  // "BATCH/PROMOTION[/STAGGER[/p]]", "-" for unset; the first "-/-", the default read
     double us = NAN;      // median over the rounds
     double noise = NAN;   // (max - min) / median over the rounds
+    int64_t differ = -1;  // outputs whose bits differ from the default read's (-1: not compared)
+    std::string skipped;  // why the setting was not run (a packed read the config cannot take)
   };
   std::vector<ReadKnob> read_knobs;
   int read_knob_rounds = 0;
@@ -1595,6 +1597,20 @@ void table_ab_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
   ab.pass = ab.table_us <= ab.default_us * (1.0 + ab.noise);
 }
 
+// The stacked weights [Wg; Wu] (leading dimension k) packed slot by slot for
+// TILEGLU_SWAPAB_PACKED_WEIGHTS (kernels/decode_plan.h): one thread per 16 bytes of the packed
+// buffer; slot (t, j) = 64 gate rows then 64 up rows of tile t, k values 64 j .. 64 j + 63.
+template <typename T>
+__global__ void pack_swapab_slots(const T* __restrict__ w, int64_t i, int64_t k, T* __restrict__ packed) {
+  const int64_t chunks = 2 * i * k / 8, k_tiles = k / 64;
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < chunks; e += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t slot = e / 1024, tile = slot / k_tiles, j = slot % k_tiles;
+    const int64_t half = (e % 1024) / 512, r = (e % 512) / 8, c8 = e % 8;
+    const T* src = w + (half * i + 64 * tile + r) * k + 64 * j + 8 * c8;
+    reinterpret_cast<uint4*>(packed)[e] = *reinterpret_cast<const uint4*>(src);
+  }
+}
+
 // --read-knobs: the swap-AB weight-read knobs (decode_plan.h) A/B'd on the config the library
 // dispatches, in one process on one set of buffers. Why not one process per setting: the decode
 // kernels' time moves 2-3 % between processes with the read probe's unchanged (72B M = 1,
@@ -1608,17 +1624,23 @@ void read_knobs_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
   const ScopedEnv restore_batch("TILEGLU_SWAPAB_ISSUE_BATCH");
   const ScopedEnv restore_promotion("TILEGLU_TMA_L2_PROMOTION");
   const ScopedEnv restore_stagger("TILEGLU_SWAPAB_K_STAGGER");
+  const ScopedEnv restore_packed("TILEGLU_SWAPAB_PACKED_WEIGHTS");
   const std::vector<std::string>& settings = ctx.opt.read_knobs;
+  // A packed read ("/p") needs a swap-AB decode config and I, K multiples of 64; the weights are
+  // packed once per case into their own buffer.
+  const bool packable = row->config.rfind("k2_swapab_n", 0) == 0 && i % 64 == 0 && k % 64 == 0;
+  T* packed = nullptr;
   row->read_knobs.assign(settings.size(), {});
   std::vector<Timing> timing(settings.size());
   std::vector<std::vector<double>> rounds_us(settings.size());
   std::vector<TimedVariant> variants;
+  std::vector<size_t> variant_setting;  // the setting each variant runs
   for (size_t j = 0; j < settings.size(); ++j) {
     const std::string& setting = settings[j];
     row->read_knobs[j].setting = setting;
-    // BATCH/PROMOTION[/STAGGER]; "-" or a missing field: unset.
-    std::string field[3];
-    for (size_t f = 0, start = 0; f < 3 && start <= setting.size(); ++f) {
+    // BATCH/PROMOTION[/STAGGER[/p]]; "-" or a missing field: unset.
+    std::string field[4];
+    for (size_t f = 0, start = 0; f < 4 && start <= setting.size(); ++f) {
       const size_t slash = setting.find('/', start);
       field[f] = setting.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
       if (field[f] == "-") field[f].clear();
@@ -1626,19 +1648,48 @@ void read_knobs_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
       start = slash + 1;
     }
     const std::string batch = field[0], promotion = field[1], stagger = field[2];
+    const bool use_packed = field[3] == "p";
+    if (use_packed && !packable) {
+      row->read_knobs[j].skipped = row->config + " at I = " + std::to_string(i) + ", K = " + std::to_string(k) +
+                                   " cannot read packed weights";
+      continue;
+    }
+    if (use_packed && packed == nullptr) {
+      CUDA_CHECK(cudaMalloc(&packed, size_t(2 * i * k) * sizeof(T)));
+      pack_swapab_slots<T><<<4 * ctx.dev.sm_count, 256>>>(w, i, k, packed);
+      CUDA_CHECK(cudaGetLastError());
+    }
+    const T* weights = use_packed ? packed : w;
     variants.push_back({[=](cudaStream_t s) {
                           setenv("TILEGLU_SWAPAB_ISSUE_BATCH", batch.c_str(), 1);
                           setenv("TILEGLU_TMA_L2_PROMOTION", promotion.c_str(), 1);
                           setenv("TILEGLU_SWAPAB_K_STAGGER", stagger.c_str(), 1);
-                          return tileglu_swiglu_stacked(dt, m, k, i, x, k, w, k, out, i, s) == TILEGLU_SUCCESS;
+                          setenv("TILEGLU_SWAPAB_PACKED_WEIGHTS", use_packed ? "1" : "", 1);
+                          return tileglu_swiglu_stacked(dt, m, k, i, x, k, weights, k, out, i, s) == TILEGLU_SUCCESS;
                         },
                         &timing[j], &rounds_us[j]});
+    variant_setting.push_back(j);
   }
   row->read_knob_rounds = std::max(kAbMinRounds, ctx.opt.rounds);
   time_interleaved(ctx.dev, ctx.events, ctx.topt, m <= 64, variants, row->read_knob_rounds);
   CUDA_CHECK(cudaGetLastError());
+  // Each setting's output bits against the default read's (settings[0]): a knob that only moves
+  // bytes must change none (the stagger reorders sums and may).
+  std::vector<uint16_t> first, again(size_t(m * i));
+  static_assert(sizeof(T) == sizeof(uint16_t), "16-bit outputs");
+  for (size_t v = 0; v < variants.size(); ++v) {
+    CUDA_CHECK(cudaMemset(out, 0xFF, again.size() * sizeof(T)));
+    if (!variants[v].fn(nullptr)) continue;
+    CUDA_CHECK(cudaMemcpy(again.data(), out, again.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    if (v == 0) first = again;  // settings[0], the default read, is never skipped
+    int64_t differ = 0;
+    for (size_t e = 0; e < again.size(); ++e) differ += again[e] != first[e];
+    row->read_knobs[variant_setting[v]].differ = differ;
+  }
+  if (packed != nullptr) CUDA_CHECK(cudaFree(packed));
   for (size_t j = 0; j < settings.size(); ++j) {
     Row::ReadKnob& r = row->read_knobs[j];
+    if (!r.skipped.empty()) continue;
     r.us = timing[j].median_us;
     if (std::isfinite(r.us) && !rounds_us[j].empty()) {
       const auto [lo, hi] = std::minmax_element(rounds_us[j].begin(), rounds_us[j].end());
@@ -1652,7 +1703,9 @@ std::string read_knobs_json(const Row& r) {
   for (size_t j = 0; j < r.read_knobs.size(); ++j) {
     const Row::ReadKnob& k = r.read_knobs[j];
     s += std::string(j ? ", " : "") + "{\"setting\": " + jstr(k.setting) + ", \"us\": " + jnum(k.us) +
-         ", \"over_default\": " + jnum(k.us / r.read_knobs[0].us) + ", \"noise\": " + jnum(k.noise) + "}";
+         ", \"over_default\": " + jnum(k.us / r.read_knobs[0].us) + ", \"noise\": " + jnum(k.noise) +
+         ", \"differ_from_default\": " + jint(k.differ) +
+         (k.skipped.empty() ? std::string() : ", \"skipped\": " + jstr(k.skipped)) + "}";
   }
   return s + "]}";
 }
@@ -1926,8 +1979,9 @@ void usage() {
       "                    embedded default's where they differ (interleaved rounds; verdict: the\n"
       "                    table's median within the rounds' spread of the default's)\n"
       "  --read-knobs LIST per case, the dispatched config under each weight-read setting of LIST\n"
-      "                    (BATCH/PROMOTION[/STAGGER], comma-separated, '-' for unset:\n"
-      "                    TILEGLU_SWAPAB_ISSUE_BATCH, TILEGLU_TMA_L2_PROMOTION, TILEGLU_SWAPAB_K_STAGGER)\n"
+      "                    (BATCH/PROMOTION[/STAGGER[/p]], comma-separated, '-' for unset:\n"
+      "                    TILEGLU_SWAPAB_ISSUE_BATCH, TILEGLU_TMA_L2_PROMOTION, TILEGLU_SWAPAB_K_STAGGER;\n"
+      "                    p: TILEGLU_SWAPAB_PACKED_WEIGHTS on weights packed by the bench)\n"
       "                    against the default read, interleaved rounds in one process, same buffers\n"
       "  --rounds N        time each case's variants in N interleaved rounds, median of the\n"
       "                    round medians (default 1; --ab-table uses at least 5)\n"
@@ -2018,8 +2072,8 @@ bool parse_args(int argc, char** argv, Options* o) {
         const std::string setting = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         if (!setting.empty() && setting != "-/-") {
           const size_t slashes = size_t(std::count(setting.begin(), setting.end(), '/'));
-          if (slashes < 1 || slashes > 2) {
-            std::fprintf(stderr, "--read-knobs: '%s' is not BATCH/PROMOTION[/STAGGER] ('-' for unset)\n",
+          if (slashes < 1 || slashes > 3) {
+            std::fprintf(stderr, "--read-knobs: '%s' is not BATCH/PROMOTION[/STAGGER[/p]] ('-' for unset)\n",
                          setting.c_str());
             return false;
           }
@@ -2465,7 +2519,8 @@ int main(int argc, char** argv) {
       if (!r.read_knobs.empty()) {
         std::printf("    read knobs, %s (%d rounds):", r.config.c_str(), r.read_knob_rounds);
         for (const auto& k : r.read_knobs) {
-          std::printf("  %s %.2f us (%.4f, noise %.3f)", k.setting.c_str(), k.us, k.us / r.read_knobs[0].us, k.noise);
+          std::printf("  %s %.2f us (%.4f, noise %.3f, %lld differ)", k.setting.c_str(), k.us, k.us / r.read_knobs[0].us,
+                      k.noise, static_cast<long long>(k.differ));
         }
         std::printf("\n");
       }

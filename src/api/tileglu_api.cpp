@@ -1,6 +1,7 @@
 // The C ABI (include/tileglu/tileglu.h): validate, check the device, dispatch, launch.
 // Nothing here reads or writes device memory before validate_problem() has accepted the problem.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -76,6 +77,16 @@ tileglu_status_t run(const tileglu_swiglu_problem_t* problem, const ArgNames& na
   const tileglu_status_t status = plan_problem(problem, names, &plan, &message);
   if (status != TILEGLU_SUCCESS) return finish(status, std::move(message));
 
+  // TILEGLU_SWAPAB_PACKED_WEIGHTS (kernels/decode_plan.h, a measuring knob): the weight pointer
+  // holds slot-packed bytes that only the swap-AB decode kernels (configs k2_swapab_n*) can read;
+  // any other kernel would read them as row-major weights and return wrong numbers.
+  const char* packed = std::getenv("TILEGLU_SWAPAB_PACKED_WEIGHTS");
+  if (packed != nullptr && packed[0] != '\0' && std::strcmp(packed, "0") != 0 &&
+      std::strncmp(plan.entry->config.name, "k2_swapab_n", 11) != 0) {
+    return finish(TILEGLU_ERROR_INVALID_ARGUMENT,
+                  std::string("TILEGLU_SWAPAB_PACKED_WEIGHTS is set, but the call dispatched to ") +
+                      plan.entry->config.name + ", which reads only row-major weights");
+  }
   const LaunchFn launch =
       plan.dtype == DType::kFP16 ? plan.entry->launch_fp16 : plan.entry->launch_bf16;
   const cudaError_t err = launch(plan.params, plan.sm_count, stream);

@@ -222,6 +222,9 @@ struct Sm90SwigluSwapAB {
     unsigned long long epoch;
     int issue_batch;  // the producer's stages per batch (TILEGLU_SWAPAB_ISSUE_BATCH; 1: one at a time)
     int k_stagger;    // k tiles of offset per 64-column tile of a whole unit's sweep (TILEGLU_SWAPAB_K_STAGGER)
+    // TILEGLU_SWAPAB_PACKED_WEIGHTS (decode_plan.h): tma_gate describes the slot-packed weights as
+    // [2 I K / 64, 64] and both halves of a stage are read through it; tma_up is unused.
+    int packed_weights;
   };
 };
 
@@ -288,8 +291,18 @@ CUTLASS_DEVICE void swapab_load_unit(typename Kernel::Params const& p, typename 
     Tensor sU = make_tensor(make_smem_ptr(stage_a + Kernel::kHalfElemsA), typename Kernel::SmemLayoutAHalf{});
     Tensor sX = make_tensor(make_smem_ptr(smem.tensors.b.data() + stage * Kernel::kStageElemsB),
                             typename Kernel::SmemLayoutBStage{});
-    copy(p.tma_gate.with(*full_barrier), tGgG(_, _, _, kt), tma_g.partition_D(sG));
-    copy(p.tma_up.with(*full_barrier), tUgU(_, _, _, kt), tma_u.partition_D(sU));
+    if (p.packed_weights) {
+      // The same 64 x 64 boxes (so the same swizzled image) from their packed slot.
+      uint64_t const hint = uint64_t(TMA::CacheHintSm90::EVICT_NORMAL);
+      for (int half = 0; half < 2; ++half) {
+        SM90_TMA_LOAD_2D::copy(p.tma_gate.get_tma_descriptor(), full_barrier, hint,
+                               stage_a + half * Kernel::kHalfElemsA, 0,
+                               int32_t(swapab_packed_box_row(col_blk, kt, p.k_tiles, half)));
+      }
+    } else {
+      copy(p.tma_gate.with(*full_barrier), tGgG(_, _, _, kt), tma_g.partition_D(sG));
+      copy(p.tma_up.with(*full_barrier), tUgU(_, _, _, kt), tma_u.partition_D(sU));
+    }
     copy(p.tma_x.with(*full_barrier), tXgX(_, _, _, kt), tma_x.partition_D(sX));
     ++write_state;
   };
@@ -779,12 +792,56 @@ int swapab_ctas_per_sm(KernelFn* kernel) {
   });
 }
 
+// TILEGLU_SWAPAB_PACKED_WEIGHTS=1 (decode_plan.h): tma_gate re-encoded over the slot-packed weights
+// at p.w_gate, viewed as [2 I K / 64, 64] with the kernels' 64 x 64 128-byte-swizzled box and the
+// device's L2 promotion. The box is CuTe's only if our encoding reproduces its descriptor for the
+// row-major tensor (tma_reproduces_cute), checked here on every call: a measuring knob, where a
+// wrong image would be a wrong result. A shape it cannot describe (I or K not a multiple of 64)
+// or a bad value fails the call: the pointer holds packed bytes that no other read can use.
+template <class Kernel>
+cudaError_t swapab_apply_packed_weights(typename Kernel::Params& params, SwigluParams const& p) {
+  static_assert(Kernel::kTileCols == 64 && Kernel::kTileK == 64, "the packed slot is two 64 x 64 boxes");
+  char const* env = std::getenv("TILEGLU_SWAPAB_PACKED_WEIGHTS");
+  int const packed = parse_swapab_packed_weights(env);
+  if (packed == 0) return cudaSuccess;
+  if (packed < 0 || p.i % 64 != 0 || p.k % 64 != 0) {
+    std::fprintf(stderr, "tileglu: TILEGLU_SWAPAB_PACKED_WEIGHTS=%s: %s\n", env,
+                 packed < 0 ? "not 0 or 1" : "packed weights need I and K multiples of 64");
+    return cudaErrorInvalidValue;
+  }
+  using Element = typename Kernel::Element;
+  CUtensorMapDataType const format = std::is_same_v<Element, cutlass::half_t> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                                             : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  // CuTe's own descriptor for the row-major tensor (the promotion re-encode may have replaced
+  // the one in params).
+  cute::TmaDescriptor const cute_made = *cute::make_tma_copy(cute::SM90_TMA_LOAD{},
+                                   cute::make_tensor(cute::make_gmem_ptr(static_cast<Element const*>(p.w_gate)),
+                                                     cute::make_layout(cute::make_shape(p.i, p.k),
+                                                                       cute::make_stride(p.ld_gate, cute::_1{}))),
+                                   typename Kernel::SmemLayoutAHalf{})
+                   .get_tma_descriptor();
+  if (!tma_reproduces_cute(cute_made, format, p.w_gate, p.i, p.k, p.ld_gate, 64, 64)) {
+    std::fprintf(stderr, "tileglu: TILEGLU_SWAPAB_PACKED_WEIGHTS: CuTe's weight box was not reproduced\n");
+    return cudaErrorNotSupported;
+  }
+  int64_t const rows = int64_t(2) * p.i * (p.k / 64);
+  cute::TmaDescriptor desc{};
+  if (rows >= (int64_t(1) << 31) ||
+      !encode_weight_tma(format, p.w_gate, int(rows), 64, 64, 64, 64,
+                         tma_l2_promotion_of(weight_tma_l2_promotion(WeightReader::kSwapABStream)), &desc)) {
+    return cudaErrorInvalidValue;
+  }
+  *const_cast<cute::TmaDescriptor*>(params.tma_gate.get_tma_descriptor()) = desc;
+  params.packed_weights = 1;
+  return cudaSuccess;
+}
+
 // The weight-read knobs (decode_plan.h): TILEGLU_SWAPAB_ISSUE_BATCH, the producer's stages per
 // batch (at most the ring less one), and TILEGLU_SWAPAB_K_STAGGER, the k offset of each tile's
 // sweep, both off unless set and kept for measuring; a bad value is named once and ignored. Then
 // the weight descriptors' L2 promotion (sm90_tma_l2_promotion.hpp; TILEGLU_TMA_L2_PROMOTION).
 template <class Kernel>
-void swapab_apply_read_knobs(typename Kernel::Params& params, SwigluParams const& p) {
+cudaError_t swapab_apply_read_knobs(typename Kernel::Params& params, SwigluParams const& p) {
   static std::atomic<bool> warned_batch{false};
   if (char const* batch_env = std::getenv("TILEGLU_SWAPAB_ISSUE_BATCH")) {
     int const batch = parse_swapab_issue_batch(batch_env);
@@ -809,6 +866,7 @@ void swapab_apply_read_knobs(typename Kernel::Params& params, SwigluParams const
       WeightReader::kSwapABStream, p.i, p.k, Kernel::kTileCols, Kernel::kTileK,
       {params.tma_gate.get_tma_descriptor(), p.w_gate, p.ld_gate},
       {params.tma_up.get_tma_descriptor(), p.w_up, p.ld_up});
+  return swapab_apply_packed_weights<Kernel>(params, p);
 }
 
 // Host side: TMA descriptors for the user's pointers; one cluster of `splits` CTAs per (64-column
@@ -833,9 +891,9 @@ cudaError_t launch_sm90_swiglu_swapab(SwigluParams const& p, int sm_count, cudaS
       make_tma_copy(SM90_TMA_LOAD{}, gmem(p.w_up, p.i, p.k, p.ld_up), typename Kernel::SmemLayoutAHalf{}),
       make_tma_copy(SM90_TMA_LOAD{}, gmem(p.x, p.m, p.k, p.ldx), typename Kernel::SmemLayoutBStage{}),
       static_cast<Element*>(p.out), p.ld_out, p.m, p.k, p.i,
-      (p.k - 1) / Kernel::kTileK + 1, 1, int(tiles), int(tiles * token_blocks), 1, 0ull, 1, 0};
+      (p.k - 1) / Kernel::kTileK + 1, 1, int(tiles), int(tiles * token_blocks), 1, 0ull, 1, 0, 0};
 
-  swapab_apply_read_knobs<Kernel>(params, p);
+  if (cudaError_t const knobs = swapab_apply_read_knobs<Kernel>(params, p); knobs != cudaSuccess) return knobs;
 
   auto* kernel = &sm90_swiglu_swapab_kernel<Kernel>;
   cudaError_t err = opt_in_shared_memory_once<Kernel>(kernel, Kernel::kSmemBytes);

@@ -363,6 +363,12 @@ TEST(SwapABReadKnobs, Parse) {
   EXPECT_EQ(parse_swapab_k_stagger("-1"), -1);
   EXPECT_EQ(parse_swapab_k_stagger("3k"), -1);
   EXPECT_EQ(parse_swapab_k_stagger("99999999999"), -1);
+  EXPECT_EQ(parse_swapab_packed_weights(nullptr), 0);
+  EXPECT_EQ(parse_swapab_packed_weights(""), 0);
+  EXPECT_EQ(parse_swapab_packed_weights("0"), 0);
+  EXPECT_EQ(parse_swapab_packed_weights("1"), 1);
+  EXPECT_EQ(parse_swapab_packed_weights("01"), -1);
+  EXPECT_EQ(parse_swapab_packed_weights("yes"), -1);
   EXPECT_EQ(parse_tma_l2_promotion(nullptr), 0);
   EXPECT_EQ(parse_tma_l2_promotion(""), 0);
   EXPECT_EQ(parse_tma_l2_promotion("none"), 1);
@@ -437,6 +443,31 @@ TEST(SwapABSplits, ParsesTheOverride) {
   for (const char* bad : {"0", "9", "-1", "x", "3x", " 3", "12"}) {
     EXPECT_EQ(parse_swapab_splits(bad), -1) << bad;
   }
+}
+
+// The packed weights' boxes (TILEGLU_SWAPAB_PACKED_WEIGHTS): slot (tile, k tile) is 16 KiB, its gate
+// box then its up box, unit by unit along K; every box of a shape has its own 64 rows and together
+// they cover the [2 I K / 64, 64] view exactly once.
+TEST(SwapABReadKnobs, PackedBoxRows) {
+  EXPECT_EQ(swapab_packed_box_row(0, 0, 16, 0), 0);
+  EXPECT_EQ(swapab_packed_box_row(0, 0, 16, 1), 64);
+  EXPECT_EQ(swapab_packed_box_row(0, 1, 16, 0), 128);
+  EXPECT_EQ(swapab_packed_box_row(1, 0, 16, 0), 16 * 128);
+  // qwen2.5-72b's last box: I = 29568 (462 tiles), K = 8192 (128 k tiles); rows fit an int32.
+  EXPECT_EQ(swapab_packed_box_row(461, 127, 128, 1) + 64, int64_t(2) * 29568 * 8192 / 64);
+  const int tiles = 5, k_tiles = 3;
+  std::vector<int> seen(size_t(2 * tiles * k_tiles), 0);
+  for (int t = 0; t < tiles; ++t) {
+    for (int j = 0; j < k_tiles; ++j) {
+      for (int h = 0; h < 2; ++h) {
+        const int64_t row = swapab_packed_box_row(t, j, k_tiles, h);
+        ASSERT_EQ(row % 64, 0);
+        ASSERT_LT(row / 64, int64_t(seen.size()));
+        ++seen[size_t(row / 64)];
+      }
+    }
+  }
+  for (int n : seen) EXPECT_EQ(n, 1);
 }
 
 }  // namespace

@@ -626,4 +626,103 @@ TEST(SwigluGpuReadKnobs, StaggerMatchesReference) {
   unsetenv("TILEGLU_FORCE_CONFIG");
 }
 
+// TILEGLU_SWAPAB_PACKED_WEIGHTS=1 (kernels/decode_plan.h): the same weights packed slot by slot
+// (64-column tile t, k tile j: 64 gate rows then 64 up rows of 64 k values, row-major, 16 KiB at
+// element (t * K/64 + j) * 8192), packed here on the host independently of the bench's packer, must
+// give the row-major run's bits in every swap-AB grid mode; the stage image is the same boxes'.
+std::vector<uint16_t> pack_slots(const Case& c) {
+  const int64_t k_tiles = c.s.k / 64;
+  std::vector<uint16_t> packed(2 * c.s.i * c.s.k);
+  for (int64_t t = 0; t < c.s.i / 64; ++t) {
+    for (int64_t j = 0; j < k_tiles; ++j) {
+      for (int64_t half = 0; half < 2; ++half) {
+        for (int64_t r = 0; r < 64; ++r) {
+          for (int64_t e = 0; e < 64; ++e) {
+            packed[((t * k_tiles + j) * 2 + half) * 4096 + r * 64 + e] =
+                c.w[(half * c.s.i + 64 * t + r) * c.ldw + 64 * j + e];
+          }
+        }
+      }
+    }
+  }
+  return packed;
+}
+
+// `c` with its weights passed packed (ldw = K, the packed buffer's size as a stacked one).
+tileglu_status_t run_packed(const Case& c, std::vector<uint16_t>* out) {
+  const size_t elem = 2;
+  const std::vector<uint16_t> packed = pack_slots(c);
+  out->assign(c.s.m * c.ld_out, 0);
+  DeviceBuffer dx(c.x.size() * elem), dw(packed.size() * elem), dout(out->size() * elem);
+  EXPECT_TRUE(dx.p != nullptr && dw.p != nullptr && dout.p != nullptr);
+  EXPECT_EQ(cudaMemcpy(dx.p, c.x.data(), c.x.size() * elem, cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(dw.p, packed.data(), packed.size() * elem, cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(cudaMemset(dout.p, 0xFF, out->size() * elem), cudaSuccess);
+  const tileglu_dtype_t dtype = c.format == Format::kBF16 ? TILEGLU_DTYPE_BF16 : TILEGLU_DTYPE_FP16;
+  const tileglu_status_t status =
+      tileglu_swiglu_stacked(dtype, c.s.m, c.s.k, c.s.i, dx.p, c.ldx, dw.p, c.s.k, dout.p, c.ld_out, nullptr);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(out->data(), dout.p, out->size() * elem, cudaMemcpyDeviceToHost), cudaSuccess);
+  return status;
+}
+
+TEST(SwigluGpuReadKnobs, PackedWeightsSameBits) {
+  if (!have_sm90()) GTEST_SKIP() << "needs an sm_90 GPU (H100/H200); none on this machine";
+  const char* const configs[] = {"k2_swapab_n16_s11", "k2_swapab_n8_s12_bal", "k2_swapab_n16_s11_sk",
+                                 "k2_swapab_n8_s12_gsk", "k2_swapab_n64_s4", "k2_swapab_n32_s10_bal"};
+  // I and K multiples of 64: one slot; K of 64 k tiles; 266 tiles (each balanced CTA two or more
+  // units); M at, inside and past a token block.
+  const Shape shapes[] = {{1, 64, 64}, {16, 4096, 1024}, {9, 1024, 4864}, {33, 512, 17024}, {64, 896, 4864}};
+  unsetenv("TILEGLU_SWAPAB_ISSUE_BATCH");
+  unsetenv("TILEGLU_SWAPAB_K_STAGGER");
+  unsetenv("TILEGLU_TMA_L2_PROMOTION");
+  uint32_t seed = 2100;
+  for (Format format : {Format::kBF16, Format::kFP16}) {
+    for (const Shape& s : shapes) {
+      const Case c(format, s, false, seed++);
+      for (const char* config : configs) {
+        SCOPED_TRACE(std::string(config) + (format == Format::kBF16 ? " bf16" : " fp16") + " m=" +
+                     std::to_string(s.m) + " k=" + std::to_string(s.k) + " i=" + std::to_string(s.i));
+        setenv("TILEGLU_FORCE_CONFIG", config, 1);
+        unsetenv("TILEGLU_SWAPAB_PACKED_WEIGHTS");
+        const std::vector<uint16_t> row_major = run_stacked_outputs(c);
+        setenv("TILEGLU_SWAPAB_PACKED_WEIGHTS", "1", 1);
+        std::vector<uint16_t> packed;
+        EXPECT_EQ(run_packed(c, &packed), TILEGLU_SUCCESS) << tileglu_last_error_message();
+        int64_t differ = 0;
+        for (size_t j = 0; j < packed.size(); ++j) differ += packed[j] != row_major[j];
+        EXPECT_EQ(differ, 0) << "of " << packed.size() << " outputs (padding included)";
+      }
+    }
+  }
+  unsetenv("TILEGLU_SWAPAB_PACKED_WEIGHTS");
+  unsetenv("TILEGLU_FORCE_CONFIG");
+}
+
+// The packed knob fails the calls it cannot serve instead of reading packed bytes as row-major: a
+// config outside the swap-AB decode family, and a shape whose I or K is not a multiple of 64.
+TEST(SwigluGpuReadKnobs, PackedWeightsRefusesWhatItCannotRead) {
+  if (!have_sm90()) GTEST_SKIP() << "needs an sm_90 GPU (H100/H200); none on this machine";
+  setenv("TILEGLU_SWAPAB_PACKED_WEIGHTS", "1", 1);
+  const Case c(Format::kBF16, Shape{16, 1024, 4864}, false, 2200);
+  std::vector<uint16_t> out;
+  setenv("TILEGLU_FORCE_CONFIG", "k2_pingpong_64x64x64_s8", 1);
+  EXPECT_EQ(run_packed(c, &out), TILEGLU_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tileglu_last_error_message()).find("TILEGLU_SWAPAB_PACKED_WEIGHTS"), std::string::npos)
+      << tileglu_last_error_message();
+  setenv("TILEGLU_FORCE_CONFIG", "k2_swapab_n16_s11", 1);
+  const Case ragged(Format::kBF16, Shape{16, 1024, 200}, false, 2201);  // I = 200: no whole slots
+  testing::internal::CaptureStderr();
+  const tileglu_status_t status = run_packed(ragged, &out);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(status, TILEGLU_ERROR_CUDA);
+  EXPECT_NE(err.find("multiples of 64"), std::string::npos) << err;
+  setenv("TILEGLU_SWAPAB_PACKED_WEIGHTS", "yes", 1);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(run_packed(c, &out), TILEGLU_ERROR_CUDA);
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("not 0 or 1"), std::string::npos);
+  unsetenv("TILEGLU_SWAPAB_PACKED_WEIGHTS");
+  unsetenv("TILEGLU_FORCE_CONFIG");
+}
+
 }  // namespace
