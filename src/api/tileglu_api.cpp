@@ -9,6 +9,7 @@
 
 #include "../dispatch/sm90_heuristics.h"
 #include "../dispatch/tuning_table.h"
+#include "../kernels/decode_plan.h"
 #include "../kernels/swiglu_params.h"
 #include "device.h"
 #include "problem.h"
@@ -80,8 +81,7 @@ tileglu_status_t run(const tileglu_swiglu_problem_t* problem, const ArgNames& na
   // TILEGLU_SWAPAB_PACKED_WEIGHTS (kernels/decode_plan.h, a measuring knob): the weight pointer
   // holds slot-packed bytes that only the swap-AB decode kernels (configs k2_swapab_n*) can read;
   // any other kernel would read them as row-major weights and return wrong numbers.
-  const char* packed = std::getenv("TILEGLU_SWAPAB_PACKED_WEIGHTS");
-  if (packed != nullptr && packed[0] != '\0' && std::strcmp(packed, "0") != 0 &&
+  if (kernels::parse_swapab_packed_weights(std::getenv("TILEGLU_SWAPAB_PACKED_WEIGHTS")) != 0 &&
       std::strncmp(plan.entry->config.name, "k2_swapab_n", 11) != 0) {
     return finish(TILEGLU_ERROR_INVALID_ARGUMENT,
                   std::string("TILEGLU_SWAPAB_PACKED_WEIGHTS is set, but the call dispatched to ") +

@@ -814,12 +814,11 @@ cudaError_t swapab_apply_packed_weights(typename Kernel::Params& params, SwigluP
                                                                              : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
   // CuTe's own descriptor for the row-major tensor (the promotion re-encode may have replaced
   // the one in params).
-  cute::TmaDescriptor const cute_made = *cute::make_tma_copy(cute::SM90_TMA_LOAD{},
-                                   cute::make_tensor(cute::make_gmem_ptr(static_cast<Element const*>(p.w_gate)),
-                                                     cute::make_layout(cute::make_shape(p.i, p.k),
-                                                                       cute::make_stride(p.ld_gate, cute::_1{}))),
-                                   typename Kernel::SmemLayoutAHalf{})
-                   .get_tma_descriptor();
+  auto const row_major = cute::make_tensor(cute::make_gmem_ptr(static_cast<Element const*>(p.w_gate)),
+                                           cute::make_layout(cute::make_shape(p.i, p.k),
+                                                             cute::make_stride(p.ld_gate, cute::_1{})));
+  auto const cute_copy = cute::make_tma_copy(cute::SM90_TMA_LOAD{}, row_major, typename Kernel::SmemLayoutAHalf{});
+  cute::TmaDescriptor const cute_made = *cute_copy.get_tma_descriptor();
   if (!tma_reproduces_cute(cute_made, format, p.w_gate, p.i, p.k, p.ld_gate, 64, 64)) {
     std::fprintf(stderr, "tileglu: TILEGLU_SWAPAB_PACKED_WEIGHTS: CuTe's weight box was not reproduced\n");
     return cudaErrorNotSupported;
