@@ -18,10 +18,12 @@ namespace tileglu {
 namespace dispatch {
 namespace {
 
-// The embedded tables' texts: kEmbeddedTableText (the default, an H200's). Another device's table
-// is generated into its own .inc (scripts/gen_default_table.py --symbol) and listed in
-// embedded_tables().
+// The embedded tables' texts: kEmbeddedTableText (the default, an H200's) and one per other device
+// measured, each generated into its own .inc (scripts/gen_default_table.py --symbol) and listed in
+// embedded_tables(): kEmbeddedTableTextH100 (the H100 80GB HBM3's; its rows no H100 tune measured
+// are the H200's, standing in).
 #include "sm90_default_table.inc"
+#include "sm90_default_table_h100.inc"
 
 constexpr int kFormatVersion = 1;
 
@@ -194,7 +196,7 @@ const std::vector<const TuningTable*>& embedded_tables() {
     const struct {
       const char* text;
       const char* source;
-    } texts[] = {{kEmbeddedTableText, "embedded"}};
+    } texts[] = {{kEmbeddedTableText, "embedded"}, {kEmbeddedTableTextH100, "embedded"}};
     int count = 0;
     const KernelEntry* entries = kernel_registry(&count);
     std::vector<TuningTable> tables;

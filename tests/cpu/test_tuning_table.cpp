@@ -259,6 +259,31 @@ TEST(TuningTable, EmbeddedTablesAreValid) {
   // Each embedded device name picks its own table.
   for (const TuningTable* t : tables) EXPECT_EQ(embedded_table(t->device.c_str()), t) << t->device;
   EXPECT_EQ(embedded_table("NVIDIA B200"), tables.front());
+  // The two cards measured: the H200 (the default) and the H100 80GB HBM3 (session 19).
+  EXPECT_EQ(tables.front()->device, "NVIDIA H200");
+  EXPECT_EQ(embedded_table("NVIDIA H100 80GB HBM3")->device, "NVIDIA H100 80GB HBM3");
+}
+
+// Why the H100 has its own table: at large M the H200's rows run the Pingpong 128x64 tile, which
+// on an H100 at its 700 W limit does 389 TFLOP/s per GHz against the Cooperative 128x128 tile's
+// 478 (qwen2.5-7b M = 32768, bench/results/2026-12-07T0550Z_h100_e533863_power_clock.json); the
+// H100 tune put the Cooperative tile on those rows.
+TEST(TuningTable, H100TableRunsTheCooperativeTileAtLargeM) {
+  int count = 0;
+  const KernelEntry* registry = kernel_registry(&count);
+  const char* h100 = "NVIDIA H100 80GB HBM3";
+  const struct {
+    int m, k, i;
+  } rows[] = {{32768, 3584, 18944}, {16384, 3584, 18944}, {16384, 8192, 29568}, {32768, 8192, 29568}};
+  for (const auto& r : rows) {
+    SCOPED_TRACE("m=" + std::to_string(r.m) + " k=" + std::to_string(r.k) + " i=" + std::to_string(r.i));
+    const int on_h100 = choose_kernel(r.m, r.k, r.i, DType::kBF16, 132, h100);
+    ASSERT_GE(on_h100, 0);
+    EXPECT_STREQ(registry[on_h100].config.name, "k2_coop_128x128x64_s4_tma");
+    const int on_h200 = choose_kernel(r.m, r.k, r.i, DType::kBF16, 132, "NVIDIA H200");
+    ASSERT_GE(on_h200, 0);
+    EXPECT_STREQ(registry[on_h200].config.name, "k2_pingpong_128x64x64_s6_tma");
+  }
 }
 
 // A device takes the table measured on a device of its exact name; any other name, none, or an
