@@ -22,8 +22,9 @@
 #                            default's at $TUNE_M, interleaved rounds (swiglu_bench --ab-table)
 #   readknobs 300            knobs.json, session/knobs_log.txt: the swap-AB weight-read knobs
 #                            (decode_plan.h) A/B in one process: per case at $KNOB_M, the dispatched
-#                            config under each of $KNOB_SETTINGS (BATCH/PROMOTION[/STAGGER[/p]], p:
-#                            the weights packed slot by slot, TILEGLU_SWAPAB_PACKED_WEIGHTS;
+#                            config under each of $KNOB_SETTINGS (BATCH/PROMOTION[/STAGGER[/p|k]],
+#                            p/k: the weights packed slot by slot in tile/k order,
+#                            TILEGLU_SWAPAB_PACKED_WEIGHTS;
 #                            swiglu_bench --read-knobs) against
 #                            the default read, with the read probes ($KNOB_ARGS, e.g. --config X)
 #   promoted  150            session/bench_promoted.json: check + bench, TILEGLU_ACCUMULATION=promoted

@@ -1034,7 +1034,7 @@ struct Row {
   } ab;
   // --read-knobs: the dispatched config under each weight-read setting, interleaved rounds.
   struct ReadKnob {
-    std::string setting;  // "BATCH/PROMOTION[/STAGGER[/p]]", "-" for unset; the first "-/-", the default read
+    std::string setting;  // "BATCH/PROMOTION[/STAGGER[/p|k]]", "-" for unset; the first "-/-", the default read
     double us = NAN;      // median over the rounds
     double noise = NAN;   // (max - min) / median over the rounds
     int64_t differ = -1;  // outputs whose bits differ from the default read's (-1: not compared)
@@ -1599,12 +1599,14 @@ void table_ab_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
 
 // The stacked weights [Wg; Wu] (leading dimension k) packed slot by slot for
 // TILEGLU_SWAPAB_PACKED_WEIGHTS (kernels/decode_plan.h): one thread per 16 bytes of the packed
-// buffer; slot (t, j) = 64 gate rows then 64 up rows of tile t, k values 64 j .. 64 j + 63.
+// buffer; slot (t, j) = 64 gate rows then 64 up rows of tile t, k values 64 j .. 64 j + 63, the
+// slots in tile order (t major) or k order (j major).
 template <typename T>
-__global__ void pack_swapab_slots(const T* __restrict__ w, int64_t i, int64_t k, T* __restrict__ packed) {
-  const int64_t chunks = 2 * i * k / 8, k_tiles = k / 64;
+__global__ void pack_swapab_slots(const T* __restrict__ w, int64_t i, int64_t k, bool k_order, T* __restrict__ packed) {
+  const int64_t chunks = 2 * i * k / 8, k_tiles = k / 64, tiles = i / 64;
   for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < chunks; e += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t slot = e / 1024, tile = slot / k_tiles, j = slot % k_tiles;
+    const int64_t slot = e / 1024;
+    const int64_t tile = k_order ? slot % tiles : slot / k_tiles, j = k_order ? slot / tiles : slot % k_tiles;
     const int64_t half = (e % 1024) / 512, r = (e % 512) / 8, c8 = e % 8;
     const T* src = w + (half * i + 64 * tile + r) * k + 64 * j + 8 * c8;
     reinterpret_cast<uint4*>(packed)[e] = *reinterpret_cast<const uint4*>(src);
@@ -1626,10 +1628,10 @@ void read_knobs_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
   const ScopedEnv restore_stagger("TILEGLU_SWAPAB_K_STAGGER");
   const ScopedEnv restore_packed("TILEGLU_SWAPAB_PACKED_WEIGHTS");
   const std::vector<std::string>& settings = ctx.opt.read_knobs;
-  // A packed read ("/p") needs a swap-AB decode config and I, K multiples of 64; the weights are
-  // packed once per case into their own buffer.
+  // A packed read ("/p" tile order, "/k" k order) needs a swap-AB decode config and I, K multiples
+  // of 64; the weights are packed once per case and order into their own buffer.
   const bool packable = row->config.rfind("k2_swapab_n", 0) == 0 && i % 64 == 0 && k % 64 == 0;
-  T* packed = nullptr;
+  T* packed[2] = {nullptr, nullptr};  // tile order, k order
   row->read_knobs.assign(settings.size(), {});
   std::vector<Timing> timing(settings.size());
   std::vector<std::vector<double>> rounds_us(settings.size());
@@ -1638,7 +1640,7 @@ void read_knobs_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
   for (size_t j = 0; j < settings.size(); ++j) {
     const std::string& setting = settings[j];
     row->read_knobs[j].setting = setting;
-    // BATCH/PROMOTION[/STAGGER[/p]]; "-" or a missing field: unset.
+    // BATCH/PROMOTION[/STAGGER[/p|k]]; "-" or a missing field: unset.
     std::string field[4];
     for (size_t f = 0, start = 0; f < 4 && start <= setting.size(); ++f) {
       const size_t slash = setting.find('/', start);
@@ -1648,23 +1650,25 @@ void read_knobs_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
       start = slash + 1;
     }
     const std::string batch = field[0], promotion = field[1], stagger = field[2];
-    const bool use_packed = field[3] == "p";
+    const bool use_packed = field[3] == "p" || field[3] == "k";
+    const int order = field[3] == "k" ? 1 : 0;
     if (use_packed && !packable) {
       row->read_knobs[j].skipped = row->config + " at I = " + std::to_string(i) + ", K = " + std::to_string(k) +
                                    " cannot read packed weights";
       continue;
     }
-    if (use_packed && packed == nullptr) {
-      CUDA_CHECK(cudaMalloc(&packed, size_t(2 * i * k) * sizeof(T)));
-      pack_swapab_slots<T><<<4 * ctx.dev.sm_count, 256>>>(w, i, k, packed);
+    if (use_packed && packed[order] == nullptr) {
+      CUDA_CHECK(cudaMalloc(&packed[order], size_t(2 * i * k) * sizeof(T)));
+      pack_swapab_slots<T><<<4 * ctx.dev.sm_count, 256>>>(w, i, k, order == 1, packed[order]);
       CUDA_CHECK(cudaGetLastError());
     }
-    const T* weights = use_packed ? packed : w;
+    const T* weights = use_packed ? packed[order] : w;
+    const char* packed_env = !use_packed ? "" : order == 1 ? "2" : "1";
     variants.push_back({[=](cudaStream_t s) {
                           setenv("TILEGLU_SWAPAB_ISSUE_BATCH", batch.c_str(), 1);
                           setenv("TILEGLU_TMA_L2_PROMOTION", promotion.c_str(), 1);
                           setenv("TILEGLU_SWAPAB_K_STAGGER", stagger.c_str(), 1);
-                          setenv("TILEGLU_SWAPAB_PACKED_WEIGHTS", use_packed ? "1" : "", 1);
+                          setenv("TILEGLU_SWAPAB_PACKED_WEIGHTS", packed_env, 1);
                           return tileglu_swiglu_stacked(dt, m, k, i, x, k, weights, k, out, i, s) == TILEGLU_SUCCESS;
                         },
                         &timing[j], &rounds_us[j]});
@@ -1686,7 +1690,9 @@ void read_knobs_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
     for (size_t e = 0; e < again.size(); ++e) differ += again[e] != first[e];
     row->read_knobs[variant_setting[v]].differ = differ;
   }
-  if (packed != nullptr) CUDA_CHECK(cudaFree(packed));
+  for (T* buffer : packed) {
+    if (buffer != nullptr) CUDA_CHECK(cudaFree(buffer));
+  }
   for (size_t j = 0; j < settings.size(); ++j) {
     Row::ReadKnob& r = row->read_knobs[j];
     if (!r.skipped.empty()) continue;
@@ -1979,9 +1985,10 @@ void usage() {
       "                    embedded default's where they differ (interleaved rounds; verdict: the\n"
       "                    table's median within the rounds' spread of the default's)\n"
       "  --read-knobs LIST per case, the dispatched config under each weight-read setting of LIST\n"
-      "                    (BATCH/PROMOTION[/STAGGER[/p]], comma-separated, '-' for unset:\n"
+      "                    (BATCH/PROMOTION[/STAGGER[/p|k]], comma-separated, '-' for unset:\n"
       "                    TILEGLU_SWAPAB_ISSUE_BATCH, TILEGLU_TMA_L2_PROMOTION, TILEGLU_SWAPAB_K_STAGGER;\n"
-      "                    p: TILEGLU_SWAPAB_PACKED_WEIGHTS on weights packed by the bench)\n"
+      "                    p / k: TILEGLU_SWAPAB_PACKED_WEIGHTS=1 / 2 on weights the bench packs in\n"
+      "                    tile / k order)\n"
       "                    against the default read, interleaved rounds in one process, same buffers\n"
       "  --rounds N        time each case's variants in N interleaved rounds, median of the\n"
       "                    round medians (default 1; --ab-table uses at least 5)\n"
@@ -2073,7 +2080,7 @@ bool parse_args(int argc, char** argv, Options* o) {
         if (!setting.empty() && setting != "-/-") {
           const size_t slashes = size_t(std::count(setting.begin(), setting.end(), '/'));
           if (slashes < 1 || slashes > 3) {
-            std::fprintf(stderr, "--read-knobs: '%s' is not BATCH/PROMOTION[/STAGGER[/p]] ('-' for unset)\n",
+            std::fprintf(stderr, "--read-knobs: '%s' is not BATCH/PROMOTION[/STAGGER[/p|k]] ('-' for unset)\n",
                          setting.c_str());
             return false;
           }

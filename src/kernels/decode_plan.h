@@ -244,25 +244,37 @@ TILEGLU_HOST_DEVICE inline int swapab_staggered_k_tile(int k_step, int rotation,
   return k_step + rotation < k_tiles ? k_step + rotation : k_step + rotation - k_tiles;
 }
 
-// TILEGLU_SWAPAB_PACKED_WEIGHTS=1 (measuring only, session 19): the call's gate weight pointer is
-// a slot-packed copy of [Wg; Wu] (the up pointer is not read), which the swap-AB kernels read by
-// the same 64 x 64 TMA boxes into the same shared-memory image, so the results are bit-identical;
-// only the addresses DRAM sees differ. Slot (t, j), for 64-column tile t and k tile j, is 16 KiB
-// at element (t * k_tiles + j) * 8192: the gate rows 64 t .. 64 t + 63, then the up rows, each
-// 64 k values (64 j .. 64 j + 63) row-major; I and K must be multiples of 64. Why: on the H200 the
-// kernels read 72B's weights at ~235 us, the read probe of their row-strided 128-byte order
-// likewise, while a linear read takes ~215 (bench/stream_probe.cuh, `packed` variants). Only the
-// swap-AB family honours it (a call dispatched elsewhere fails: the other kernels would read the
-// packed bytes as row-major). Returns 1 for "1", 0 for unset, empty or "0", -1 for anything else.
+// TILEGLU_SWAPAB_PACKED_WEIGHTS (measuring only, session 19): the call's gate weight pointer is a
+// slot-packed copy of [Wg; Wu] (the up pointer is not read), which the swap-AB kernels read by the
+// same 64 x 64 TMA boxes into the same shared-memory image, so the results are bit-identical; only
+// the addresses DRAM sees differ. A slot is 16 KiB: for 64-column tile t and k tile j, the gate rows
+// 64 t .. 64 t + 63, then the up rows, each 64 k values (64 j .. 64 j + 63) row-major. Slots in
+// tile order (1: slot (t, j) at element (t * k_tiles + j) * 8192, each tile's K contiguous) or in
+// k order (2: at (j * tiles + t) * 8192, so the CTAs of a wave, on neighbouring tiles at the same
+// k step, read neighbouring slots: the whole GPU sweeps memory linearly, as the read probe's
+// grid-strided `bulk` does). I and K must be multiples of 64. Why: on the H200 the kernels read
+// 72B's weights at ~235 us, as does the read probe of their row-strided 128-byte order, while a
+// linear read takes ~215; on an H100 tile order reached 318.5 us against the linear 309.4
+// (bench/stream_probe.cuh, `packed` variants). Only the swap-AB family honours it (a call
+// dispatched elsewhere fails: the other kernels would read the packed bytes as row-major).
+// Returns 1 or 2, 0 for unset, empty or "0", -1 for anything else.
+inline constexpr int kSwapABPackedTileOrder = 1;
+inline constexpr int kSwapABPackedKOrder = 2;
+
 inline int parse_swapab_packed_weights(const char* value) {
   if (value == nullptr || value[0] == '\0' || std::strcmp(value, "0") == 0) return 0;
-  return std::strcmp(value, "1") == 0 ? 1 : -1;
+  if (std::strcmp(value, "1") == 0) return kSwapABPackedTileOrder;
+  if (std::strcmp(value, "2") == 0) return kSwapABPackedKOrder;
+  return -1;
 }
 
 // The row of the packed weights, viewed as [2 I K / 64 rows, 64], where the box of tile `tile`,
-// k tile `k_tile`, half `half` (0 gate, 1 up) starts: each box is 64 rows of 64.
-TILEGLU_HOST_DEVICE inline int64_t swapab_packed_box_row(int tile, int k_tile, int k_tiles, int half) {
-  return ((int64_t(tile) * k_tiles + k_tile) * 2 + half) * 64;
+// k tile `k_tile`, half `half` (0 gate, 1 up) starts, in `order` (1 tile order, 2 k order): each
+// box is 64 rows of 64.
+TILEGLU_HOST_DEVICE inline int64_t swapab_packed_box_row(int order, int tile, int k_tile, int tiles, int k_tiles,
+                                                         int half) {
+  int64_t const slot = order == kSwapABPackedKOrder ? int64_t(k_tile) * tiles + tile : int64_t(tile) * k_tiles + k_tile;
+  return (slot * 2 + half) * 64;
 }
 
 // TILEGLU_TMA_L2_PROMOTION: the L2 promotion of the kernels' weight descriptors, "none", "64",

@@ -222,8 +222,9 @@ struct Sm90SwigluSwapAB {
     unsigned long long epoch;
     int issue_batch;  // the producer's stages per batch (TILEGLU_SWAPAB_ISSUE_BATCH; 1: one at a time)
     int k_stagger;    // k tiles of offset per 64-column tile of a whole unit's sweep (TILEGLU_SWAPAB_K_STAGGER)
-    // TILEGLU_SWAPAB_PACKED_WEIGHTS (decode_plan.h): tma_gate describes the slot-packed weights as
-    // [2 I K / 64, 64] and both halves of a stage are read through it; tma_up is unused.
+    // TILEGLU_SWAPAB_PACKED_WEIGHTS (decode_plan.h): 0, or the slot order (1 tile, 2 k) of the
+    // packed weights that tma_gate describes as [2 I K / 64, 64]; both halves of a stage are read
+    // through it and tma_up is unused.
     int packed_weights;
   };
 };
@@ -297,7 +298,8 @@ CUTLASS_DEVICE void swapab_load_unit(typename Kernel::Params const& p, typename 
       for (int half = 0; half < 2; ++half) {
         SM90_TMA_LOAD_2D::copy(p.tma_gate.get_tma_descriptor(), full_barrier, hint,
                                stage_a + half * Kernel::kHalfElemsA, 0,
-                               int32_t(swapab_packed_box_row(col_blk, kt, p.k_tiles, half)));
+                               int32_t(swapab_packed_box_row(p.packed_weights, col_blk, kt, p.tiles, p.k_tiles,
+                                                             half)));
       }
     } else {
       copy(p.tma_gate.with(*full_barrier), tGgG(_, _, _, kt), tma_g.partition_D(sG));
@@ -792,7 +794,7 @@ int swapab_ctas_per_sm(KernelFn* kernel) {
   });
 }
 
-// TILEGLU_SWAPAB_PACKED_WEIGHTS=1 (decode_plan.h): tma_gate re-encoded over the slot-packed weights
+// TILEGLU_SWAPAB_PACKED_WEIGHTS=1 or 2 (decode_plan.h): tma_gate re-encoded over the slot-packed weights
 // at p.w_gate, viewed as [2 I K / 64, 64] with the kernels' 64 x 64 128-byte-swizzled box and the
 // device's L2 promotion. The box is CuTe's only if our encoding reproduces its descriptor for the
 // row-major tensor (tma_reproduces_cute), checked here on every call: a measuring knob, where a
@@ -806,7 +808,7 @@ cudaError_t swapab_apply_packed_weights(typename Kernel::Params& params, SwigluP
   if (packed == 0) return cudaSuccess;
   if (packed < 0 || p.i % 64 != 0 || p.k % 64 != 0) {
     std::fprintf(stderr, "tileglu: TILEGLU_SWAPAB_PACKED_WEIGHTS=%s: %s\n", env,
-                 packed < 0 ? "not 0 or 1" : "packed weights need I and K multiples of 64");
+                 packed < 0 ? "not 0, 1 or 2" : "packed weights need I and K multiples of 64");
     return cudaErrorInvalidValue;
   }
   using Element = typename Kernel::Element;
@@ -831,7 +833,7 @@ cudaError_t swapab_apply_packed_weights(typename Kernel::Params& params, SwigluP
     return cudaErrorInvalidValue;
   }
   *const_cast<cute::TmaDescriptor*>(params.tma_gate.get_tma_descriptor()) = desc;
-  params.packed_weights = 1;
+  params.packed_weights = packed;
   return cudaSuccess;
 }
 

@@ -366,7 +366,9 @@ TEST(SwapABReadKnobs, Parse) {
   EXPECT_EQ(parse_swapab_packed_weights(nullptr), 0);
   EXPECT_EQ(parse_swapab_packed_weights(""), 0);
   EXPECT_EQ(parse_swapab_packed_weights("0"), 0);
-  EXPECT_EQ(parse_swapab_packed_weights("1"), 1);
+  EXPECT_EQ(parse_swapab_packed_weights("1"), kSwapABPackedTileOrder);
+  EXPECT_EQ(parse_swapab_packed_weights("2"), kSwapABPackedKOrder);
+  EXPECT_EQ(parse_swapab_packed_weights("3"), -1);
   EXPECT_EQ(parse_swapab_packed_weights("01"), -1);
   EXPECT_EQ(parse_swapab_packed_weights("yes"), -1);
   EXPECT_EQ(parse_tma_l2_promotion(nullptr), 0);
@@ -445,29 +447,37 @@ TEST(SwapABSplits, ParsesTheOverride) {
   }
 }
 
-// The packed weights' boxes (TILEGLU_SWAPAB_PACKED_WEIGHTS): slot (tile, k tile) is 16 KiB, its gate
-// box then its up box, unit by unit along K; every box of a shape has its own 64 rows and together
-// they cover the [2 I K / 64, 64] view exactly once.
+// The packed weights' boxes (TILEGLU_SWAPAB_PACKED_WEIGHTS): a slot (tile, k tile) is 16 KiB, its
+// gate box then its up box; tile order runs each tile's K contiguously, k order all tiles' k tile
+// 0 first. In either order every box of a shape has its own 64 rows and together they cover the
+// [2 I K / 64, 64] view exactly once.
 TEST(SwapABReadKnobs, PackedBoxRows) {
-  EXPECT_EQ(swapab_packed_box_row(0, 0, 16, 0), 0);
-  EXPECT_EQ(swapab_packed_box_row(0, 0, 16, 1), 64);
-  EXPECT_EQ(swapab_packed_box_row(0, 1, 16, 0), 128);
-  EXPECT_EQ(swapab_packed_box_row(1, 0, 16, 0), 16 * 128);
+  constexpr int kTile = kSwapABPackedTileOrder, kK = kSwapABPackedKOrder;
+  EXPECT_EQ(swapab_packed_box_row(kTile, 0, 0, 7, 16, 0), 0);
+  EXPECT_EQ(swapab_packed_box_row(kTile, 0, 0, 7, 16, 1), 64);
+  EXPECT_EQ(swapab_packed_box_row(kTile, 0, 1, 7, 16, 0), 128);
+  EXPECT_EQ(swapab_packed_box_row(kTile, 1, 0, 7, 16, 0), 16 * 128);
+  EXPECT_EQ(swapab_packed_box_row(kK, 1, 0, 7, 16, 0), 128);
+  EXPECT_EQ(swapab_packed_box_row(kK, 0, 1, 7, 16, 0), 7 * 128);
   // qwen2.5-72b's last box: I = 29568 (462 tiles), K = 8192 (128 k tiles); rows fit an int32.
-  EXPECT_EQ(swapab_packed_box_row(461, 127, 128, 1) + 64, int64_t(2) * 29568 * 8192 / 64);
+  const int64_t rows_72b = int64_t(2) * 29568 * 8192 / 64;
+  EXPECT_EQ(swapab_packed_box_row(kTile, 461, 127, 462, 128, 1) + 64, rows_72b);
+  EXPECT_EQ(swapab_packed_box_row(kK, 461, 127, 462, 128, 1) + 64, rows_72b);
   const int tiles = 5, k_tiles = 3;
-  std::vector<int> seen(size_t(2 * tiles * k_tiles), 0);
-  for (int t = 0; t < tiles; ++t) {
-    for (int j = 0; j < k_tiles; ++j) {
-      for (int h = 0; h < 2; ++h) {
-        const int64_t row = swapab_packed_box_row(t, j, k_tiles, h);
-        ASSERT_EQ(row % 64, 0);
-        ASSERT_LT(row / 64, int64_t(seen.size()));
-        ++seen[size_t(row / 64)];
+  for (int order : {kTile, kK}) {
+    std::vector<int> seen(size_t(2 * tiles * k_tiles), 0);
+    for (int t = 0; t < tiles; ++t) {
+      for (int j = 0; j < k_tiles; ++j) {
+        for (int h = 0; h < 2; ++h) {
+          const int64_t row = swapab_packed_box_row(order, t, j, tiles, k_tiles, h);
+          ASSERT_EQ(row % 64, 0);
+          ASSERT_LT(row / 64, int64_t(seen.size()));
+          ++seen[size_t(row / 64)];
+        }
       }
     }
+    for (int n : seen) EXPECT_EQ(n, 1) << "order " << order;
   }
-  for (int n : seen) EXPECT_EQ(n, 1);
 }
 
 }  // namespace

@@ -626,19 +626,21 @@ TEST(SwigluGpuReadKnobs, StaggerMatchesReference) {
   unsetenv("TILEGLU_FORCE_CONFIG");
 }
 
-// TILEGLU_SWAPAB_PACKED_WEIGHTS=1 (kernels/decode_plan.h): the same weights packed slot by slot
+// TILEGLU_SWAPAB_PACKED_WEIGHTS=1 / 2 (kernels/decode_plan.h): the same weights packed slot by slot
 // (64-column tile t, k tile j: 64 gate rows then 64 up rows of 64 k values, row-major, 16 KiB at
-// element (t * K/64 + j) * 8192), packed here on the host independently of the bench's packer, must
-// give the row-major run's bits in every swap-AB grid mode; the stage image is the same boxes'.
-std::vector<uint16_t> pack_slots(const Case& c) {
-  const int64_t k_tiles = c.s.k / 64;
+// element (t * K/64 + j) * 8192 in tile order, (j * I/64 + t) * 8192 in k order), packed here on
+// the host independently of the bench's packer, must give the row-major run's bits in every
+// swap-AB grid mode; the stage image is the same boxes'.
+std::vector<uint16_t> pack_slots(const Case& c, bool k_order) {
+  const int64_t k_tiles = c.s.k / 64, tiles = c.s.i / 64;
   std::vector<uint16_t> packed(2 * c.s.i * c.s.k);
-  for (int64_t t = 0; t < c.s.i / 64; ++t) {
+  for (int64_t t = 0; t < tiles; ++t) {
     for (int64_t j = 0; j < k_tiles; ++j) {
+      const int64_t slot = k_order ? j * tiles + t : t * k_tiles + j;
       for (int64_t half = 0; half < 2; ++half) {
         for (int64_t r = 0; r < 64; ++r) {
           for (int64_t e = 0; e < 64; ++e) {
-            packed[((t * k_tiles + j) * 2 + half) * 4096 + r * 64 + e] =
+            packed[(slot * 2 + half) * 4096 + r * 64 + e] =
                 c.w[(half * c.s.i + 64 * t + r) * c.ldw + 64 * j + e];
           }
         }
@@ -649,9 +651,9 @@ std::vector<uint16_t> pack_slots(const Case& c) {
 }
 
 // `c` with its weights passed packed (ldw = K, the packed buffer's size as a stacked one).
-tileglu_status_t run_packed(const Case& c, std::vector<uint16_t>* out) {
+tileglu_status_t run_packed(const Case& c, std::vector<uint16_t>* out, bool k_order = false) {
   const size_t elem = 2;
-  const std::vector<uint16_t> packed = pack_slots(c);
+  const std::vector<uint16_t> packed = pack_slots(c, k_order);
   out->assign(c.s.m * c.ld_out, 0);
   DeviceBuffer dx(c.x.size() * elem), dw(packed.size() * elem), dout(out->size() * elem);
   EXPECT_TRUE(dx.p != nullptr && dw.p != nullptr && dout.p != nullptr);
@@ -686,12 +688,15 @@ TEST(SwigluGpuReadKnobs, PackedWeightsSameBits) {
         setenv("TILEGLU_FORCE_CONFIG", config, 1);
         unsetenv("TILEGLU_SWAPAB_PACKED_WEIGHTS");
         const std::vector<uint16_t> row_major = run_stacked_outputs(c);
-        setenv("TILEGLU_SWAPAB_PACKED_WEIGHTS", "1", 1);
-        std::vector<uint16_t> packed;
-        EXPECT_EQ(run_packed(c, &packed), TILEGLU_SUCCESS) << tileglu_last_error_message();
-        int64_t differ = 0;
-        for (size_t j = 0; j < packed.size(); ++j) differ += packed[j] != row_major[j];
-        EXPECT_EQ(differ, 0) << "of " << packed.size() << " outputs (padding included)";
+        for (const bool k_order : {false, true}) {
+          SCOPED_TRACE(k_order ? "k order" : "tile order");
+          setenv("TILEGLU_SWAPAB_PACKED_WEIGHTS", k_order ? "2" : "1", 1);
+          std::vector<uint16_t> packed;
+          EXPECT_EQ(run_packed(c, &packed, k_order), TILEGLU_SUCCESS) << tileglu_last_error_message();
+          int64_t differ = 0;
+          for (size_t j = 0; j < packed.size(); ++j) differ += packed[j] != row_major[j];
+          EXPECT_EQ(differ, 0) << "of " << packed.size() << " outputs (padding included)";
+        }
       }
     }
   }
@@ -720,7 +725,7 @@ TEST(SwigluGpuReadKnobs, PackedWeightsRefusesWhatItCannotRead) {
   setenv("TILEGLU_SWAPAB_PACKED_WEIGHTS", "yes", 1);
   testing::internal::CaptureStderr();
   EXPECT_EQ(run_packed(c, &out), TILEGLU_ERROR_CUDA);
-  EXPECT_NE(testing::internal::GetCapturedStderr().find("not 0 or 1"), std::string::npos);
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("not 0, 1 or 2"), std::string::npos);
   unsetenv("TILEGLU_SWAPAB_PACKED_WEIGHTS");
   unsetenv("TILEGLU_FORCE_CONFIG");
 }
