@@ -2079,7 +2079,8 @@ bool parse_args(int argc, char** argv, Options* o) {
         const std::string setting = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         if (!setting.empty() && setting != "-/-") {
           const size_t slashes = size_t(std::count(setting.begin(), setting.end(), '/'));
-          if (slashes < 1 || slashes > 3) {
+          const std::string packing = slashes == 3 ? setting.substr(setting.rfind('/') + 1) : "";
+          if (slashes < 1 || slashes > 3 || !(packing.empty() || packing == "-" || packing == "p" || packing == "k")) {
             std::fprintf(stderr, "--read-knobs: '%s' is not BATCH/PROMOTION[/STAGGER[/p|k]] ('-' for unset)\n",
                          setting.c_str());
             return false;
