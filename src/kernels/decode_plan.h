@@ -254,10 +254,11 @@ TILEGLU_HOST_DEVICE inline int swapab_staggered_k_tile(int k_step, int rotation,
 // k step, read neighbouring slots: the whole GPU sweeps memory linearly, as the read probe's
 // grid-strided `bulk` does). I and K must be multiples of 64. Why: on the H200 the kernels read
 // 72B's weights at ~235 us, as does the read probe of their row-strided 128-byte order, while a
-// linear read takes ~215; on an H100 tile order reached 318.5 us against the linear 309.4
-// (bench/stream_probe.cuh, `packed` variants). Only the swap-AB family honours it (a call
-// dispatched elsewhere fails: the other kernels would read the packed bytes as row-major).
-// Returns 1 or 2, 0 for unset, empty or "0", -1 for anything else.
+// linear read takes ~215. On an H100 (session 19) neither order reached the linear read (72B:
+// 316.7-318.9 us against 309.4; bench/stream_probe.cuh, `packed` variants): there the gap is the
+// whole units' last round, and the kernels gained at most 2 %. Only the swap-AB family honours
+// it (a call dispatched elsewhere fails: the other kernels would read the packed bytes as
+// row-major). Returns 1 or 2, 0 for unset, empty or "0", -1 for anything else.
 inline constexpr int kSwapABPackedTileOrder = 1;
 inline constexpr int kSwapABPackedKOrder = 2;
 
