@@ -1057,7 +1057,7 @@ struct Options {
   std::vector<std::string> tune_configs;  // --tune-configs a,b: only these (default: all)
   std::string tune;          // --tune PATH: time every config, write the fastest per shape there
   std::string ab_table;      // --ab-table PATH: this table's choice vs the embedded default's
-  std::vector<std::string> read_knobs;  // --read-knobs B/P[/S],...: weight-read settings to A/B
+  std::vector<std::string> read_knobs;  // --read-knobs B/P[/S[/p|k]],...: weight-read settings to A/B
   int rounds = 1;            // --rounds N: interleaved timing rounds of the variants per case
   int reps = 0;
   bool quick = false;
@@ -1651,19 +1651,21 @@ void read_knobs_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
     }
     const std::string batch = field[0], promotion = field[1], stagger = field[2];
     const bool use_packed = field[3] == "p" || field[3] == "k";
-    const int order = field[3] == "k" ? 1 : 0;
+    const bool k_order = field[3] == "k";
     if (use_packed && !packable) {
       row->read_knobs[j].skipped = row->config + " at I = " + std::to_string(i) + ", K = " + std::to_string(k) +
                                    " cannot read packed weights";
       continue;
     }
-    if (use_packed && packed[order] == nullptr) {
-      CUDA_CHECK(cudaMalloc(&packed[order], size_t(2 * i * k) * sizeof(T)));
-      pack_swapab_slots<T><<<4 * ctx.dev.sm_count, 256>>>(w, i, k, order == 1, packed[order]);
+    if (use_packed && packed[k_order] == nullptr) {
+      CUDA_CHECK(cudaMalloc(&packed[k_order], size_t(2 * i * k) * sizeof(T)));
+      pack_swapab_slots<T><<<4 * ctx.dev.sm_count, 256>>>(w, i, k, k_order, packed[k_order]);
       CUDA_CHECK(cudaGetLastError());
+      // The timing runs on the bench's non-blocking stream, which does not wait for this one.
+      CUDA_CHECK(cudaDeviceSynchronize());
     }
-    const T* weights = use_packed ? packed[order] : w;
-    const char* packed_env = !use_packed ? "" : order == 1 ? "2" : "1";
+    const T* weights = use_packed ? packed[k_order] : w;
+    const char* packed_env = !use_packed ? "" : k_order ? "2" : "1";
     variants.push_back({[=](cudaStream_t s) {
                           setenv("TILEGLU_SWAPAB_ISSUE_BATCH", batch.c_str(), 1);
                           setenv("TILEGLU_TMA_L2_PROMOTION", promotion.c_str(), 1);
@@ -1683,7 +1685,10 @@ void read_knobs_case(Context& ctx, Row* row, const T* x, const T* w, T* out) {
   static_assert(sizeof(T) == sizeof(uint16_t), "16-bit outputs");
   for (size_t v = 0; v < variants.size(); ++v) {
     CUDA_CHECK(cudaMemset(out, 0xFF, again.size() * sizeof(T)));
-    if (!variants[v].fn(nullptr)) continue;
+    if (!variants[v].fn(nullptr)) {
+      if (v == 0) break;  // no default output to compare against
+      continue;
+    }
     CUDA_CHECK(cudaMemcpy(again.data(), out, again.size() * sizeof(T), cudaMemcpyDeviceToHost));
     if (v == 0) first = again;  // settings[0], the default read, is never skipped
     int64_t differ = 0;
@@ -2527,6 +2532,10 @@ int main(int argc, char** argv) {
       if (!r.read_knobs.empty()) {
         std::printf("    read knobs, %s (%d rounds):", r.config.c_str(), r.read_knob_rounds);
         for (const auto& k : r.read_knobs) {
+          if (!k.skipped.empty()) {
+            std::printf("  %s skipped: %s", k.setting.c_str(), k.skipped.c_str());
+            continue;
+          }
           std::printf("  %s %.2f us (%.4f, noise %.3f, %lld differ)", k.setting.c_str(), k.us, k.us / r.read_knobs[0].us,
                       k.noise, static_cast<long long>(k.differ));
         }

@@ -1,5 +1,6 @@
 // The C ABI (include/tileglu/tileglu.h): validate, check the device, dispatch, launch.
 // Nothing here reads or writes device memory before validate_problem() has accepted the problem.
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -79,13 +80,26 @@ tileglu_status_t run(const tileglu_swiglu_problem_t* problem, const ArgNames& na
   if (status != TILEGLU_SUCCESS) return finish(status, std::move(message));
 
   // TILEGLU_SWAPAB_PACKED_WEIGHTS (kernels/decode_plan.h, a measuring knob): the weight pointer
-  // holds slot-packed bytes that only the swap-AB decode kernels (configs k2_swapab_n*) can read;
-  // any other kernel would read them as row-major weights and return wrong numbers.
-  if (kernels::parse_swapab_packed_weights(std::getenv("TILEGLU_SWAPAB_PACKED_WEIGHTS")) != 0 &&
-      std::strncmp(plan.entry->config.name, "k2_swapab_n", 11) != 0) {
-    return finish(TILEGLU_ERROR_INVALID_ARGUMENT,
-                  std::string("TILEGLU_SWAPAB_PACKED_WEIGHTS is set, but the call dispatched to ") +
-                      plan.entry->config.name + ", which reads only row-major weights");
+  // holds slot-packed bytes that only the swap-AB decode kernels (configs k2_swapab_n*) can read,
+  // and only whole 64 x 64 slots; any other read would take them as row-major weights and return
+  // wrong numbers, so such a call fails here, with the reason (the launcher checks again).
+  if (const char* packed = std::getenv("TILEGLU_SWAPAB_PACKED_WEIGHTS")) {
+    const int order = kernels::parse_swapab_packed_weights(packed);
+    std::string why;
+    if (order < 0) {
+      why = "is not 0, 1 or 2";
+    } else if (order > 0 && std::strncmp(plan.entry->config.name, "k2_swapab_n", 11) != 0) {
+      why = std::string("is set, but the call dispatched to ") + plan.entry->config.name +
+            ", which reads only row-major weights";
+    } else if (order > 0 && (plan.params.i % 64 != 0 || plan.params.k % 64 != 0)) {
+      why = "needs I and K multiples of 64 (whole 64 x 64 slots); I = " + std::to_string(plan.params.i) +
+            ", K = " + std::to_string(plan.params.k);
+    } else if (order > 0 && int64_t(2) * plan.params.i * (plan.params.k / 64) >= (int64_t(1) << 31)) {
+      why = "cannot address 2 I K / 64 >= 2^31 packed rows";
+    }
+    if (!why.empty()) {
+      return finish(TILEGLU_ERROR_INVALID_ARGUMENT, std::string("TILEGLU_SWAPAB_PACKED_WEIGHTS=") + packed + " " + why);
+    }
   }
   const LaunchFn launch =
       plan.dtype == DType::kFP16 ? plan.entry->launch_fp16 : plan.entry->launch_bf16;

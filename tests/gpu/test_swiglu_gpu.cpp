@@ -686,46 +686,64 @@ TEST(SwigluGpuReadKnobs, PackedWeightsSameBits) {
         SCOPED_TRACE(std::string(config) + (format == Format::kBF16 ? " bf16" : " fp16") + " m=" +
                      std::to_string(s.m) + " k=" + std::to_string(s.k) + " i=" + std::to_string(s.i));
         setenv("TILEGLU_FORCE_CONFIG", config, 1);
-        unsetenv("TILEGLU_SWAPAB_PACKED_WEIGHTS");
-        const std::vector<uint16_t> row_major = run_stacked_outputs(c);
-        for (const bool k_order : {false, true}) {
-          SCOPED_TRACE(k_order ? "k order" : "tile order");
-          setenv("TILEGLU_SWAPAB_PACKED_WEIGHTS", k_order ? "2" : "1", 1);
-          std::vector<uint16_t> packed;
-          EXPECT_EQ(run_packed(c, &packed, k_order), TILEGLU_SUCCESS) << tileglu_last_error_message();
-          int64_t differ = 0;
-          for (size_t j = 0; j < packed.size(); ++j) differ += packed[j] != row_major[j];
-          EXPECT_EQ(differ, 0) << "of " << packed.size() << " outputs (padding included)";
+        // The packed slot index takes the staggered k tile and the batched issue: each with the
+        // same knobs on both runs.
+        for (const char* stagger_batch : {"/", "7/", "/3"}) {
+          const std::string knobs(stagger_batch);
+          const std::string stagger = knobs.substr(0, knobs.find('/')), batch = knobs.substr(knobs.find('/') + 1);
+          SCOPED_TRACE("stagger=" + stagger + " batch=" + batch);
+          setenv("TILEGLU_SWAPAB_K_STAGGER", stagger.c_str(), 1);
+          setenv("TILEGLU_SWAPAB_ISSUE_BATCH", batch.c_str(), 1);
+          unsetenv("TILEGLU_SWAPAB_PACKED_WEIGHTS");
+          const std::vector<uint16_t> row_major = run_stacked_outputs(c);
+          for (const bool k_order : {false, true}) {
+            SCOPED_TRACE(k_order ? "k order" : "tile order");
+            setenv("TILEGLU_SWAPAB_PACKED_WEIGHTS", k_order ? "2" : "1", 1);
+            std::vector<uint16_t> packed;
+            EXPECT_EQ(run_packed(c, &packed, k_order), TILEGLU_SUCCESS) << tileglu_last_error_message();
+            int64_t differ = 0;
+            for (size_t j = 0; j < packed.size(); ++j) differ += packed[j] != row_major[j];
+            EXPECT_EQ(differ, 0) << "of " << packed.size() << " outputs (padding included)";
+          }
         }
       }
     }
   }
   unsetenv("TILEGLU_SWAPAB_PACKED_WEIGHTS");
+  unsetenv("TILEGLU_SWAPAB_K_STAGGER");
+  unsetenv("TILEGLU_SWAPAB_ISSUE_BATCH");
   unsetenv("TILEGLU_FORCE_CONFIG");
 }
 
-// The packed knob fails the calls it cannot serve instead of reading packed bytes as row-major: a
-// config outside the swap-AB decode family, and a shape whose I or K is not a multiple of 64.
+// The packed knob fails the calls it cannot serve instead of reading packed bytes as row-major, with
+// TILEGLU_ERROR_INVALID_ARGUMENT and the reason: a config outside the swap-AB decode family, a shape
+// whose I or K is not a multiple of 64, a value other than 0, 1 or 2.
 TEST(SwigluGpuReadKnobs, PackedWeightsRefusesWhatItCannotRead) {
   if (!have_sm90()) GTEST_SKIP() << "needs an sm_90 GPU (H100/H200); none on this machine";
-  setenv("TILEGLU_SWAPAB_PACKED_WEIGHTS", "1", 1);
   const Case c(Format::kBF16, Shape{16, 1024, 4864}, false, 2200);
-  std::vector<uint16_t> out;
-  setenv("TILEGLU_FORCE_CONFIG", "k2_pingpong_64x64x64_s8", 1);
-  EXPECT_EQ(run_packed(c, &out), TILEGLU_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(tileglu_last_error_message()).find("TILEGLU_SWAPAB_PACKED_WEIGHTS"), std::string::npos)
-      << tileglu_last_error_message();
-  setenv("TILEGLU_FORCE_CONFIG", "k2_swapab_n16_s11", 1);
-  const Case ragged(Format::kBF16, Shape{16, 1024, 200}, false, 2201);  // I = 200: no whole slots
-  testing::internal::CaptureStderr();
-  const tileglu_status_t status = run_packed(ragged, &out);
-  const std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(status, TILEGLU_ERROR_CUDA);
-  EXPECT_NE(err.find("multiples of 64"), std::string::npos) << err;
-  setenv("TILEGLU_SWAPAB_PACKED_WEIGHTS", "yes", 1);
-  testing::internal::CaptureStderr();
-  EXPECT_EQ(run_packed(c, &out), TILEGLU_ERROR_CUDA);
-  EXPECT_NE(testing::internal::GetCapturedStderr().find("not 0, 1 or 2"), std::string::npos);
+  const Case ragged_i(Format::kBF16, Shape{16, 1024, 200}, false, 2201);  // I = 200: no whole slots
+  const Case ragged_k(Format::kBF16, Shape{16, 1000, 256}, false, 2202);  // K = 1000
+  const struct {
+    const char* value;
+    const char* config;
+    const Case* c;
+    const char* reason;
+  } refusals[] = {{"1", "k2_pingpong_64x64x64_s8", &c, "reads only row-major weights"},
+                  {"2", "k2_coop_128x128x64_s4_tma", &c, "reads only row-major weights"},
+                  {"1", "k2_swapab_n16_s11", &ragged_i, "multiples of 64"},
+                  {"2", "k2_swapab_n16_s11", &ragged_k, "multiples of 64"},
+                  {"yes", "k2_swapab_n16_s11", &c, "not 0, 1 or 2"},
+                  {"3", "k2_pingpong_64x64x64_s8", &c, "not 0, 1 or 2"}};
+  for (const auto& r : refusals) {
+    SCOPED_TRACE(std::string(r.value) + " " + r.config);
+    setenv("TILEGLU_SWAPAB_PACKED_WEIGHTS", r.value, 1);
+    setenv("TILEGLU_FORCE_CONFIG", r.config, 1);
+    std::vector<uint16_t> out;
+    EXPECT_EQ(run_packed(*r.c, &out), TILEGLU_ERROR_INVALID_ARGUMENT);
+    const std::string message = tileglu_last_error_message();
+    EXPECT_NE(message.find("TILEGLU_SWAPAB_PACKED_WEIGHTS"), std::string::npos) << message;
+    EXPECT_NE(message.find(r.reason), std::string::npos) << message;
+  }
   unsetenv("TILEGLU_SWAPAB_PACKED_WEIGHTS");
   unsetenv("TILEGLU_FORCE_CONFIG");
 }
