@@ -1,6 +1,5 @@
 // The C ABI (include/tileglu/tileglu.h): validate, check the device, dispatch, launch.
 // Nothing here reads or writes device memory before validate_problem() has accepted the problem.
-#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -86,16 +85,11 @@ tileglu_status_t run(const tileglu_swiglu_problem_t* problem, const ArgNames& na
   if (const char* packed = std::getenv("TILEGLU_SWAPAB_PACKED_WEIGHTS")) {
     const int order = kernels::parse_swapab_packed_weights(packed);
     std::string why;
-    if (order < 0) {
-      why = "is not 0, 1 or 2";
-    } else if (order > 0 && std::strncmp(plan.entry->config.name, "k2_swapab_n", 11) != 0) {
+    if (order > 0 && std::strncmp(plan.entry->config.name, "k2_swapab_n", 11) != 0) {
       why = std::string("is set, but the call dispatched to ") + plan.entry->config.name +
             ", which reads only row-major weights";
-    } else if (order > 0 && (plan.params.i % 64 != 0 || plan.params.k % 64 != 0)) {
-      why = "needs I and K multiples of 64 (whole 64 x 64 slots); I = " + std::to_string(plan.params.i) +
-            ", K = " + std::to_string(plan.params.k);
-    } else if (order > 0 && int64_t(2) * plan.params.i * (plan.params.k / 64) >= (int64_t(1) << 31)) {
-      why = "cannot address 2 I K / 64 >= 2^31 packed rows";
+    } else if (const char* refusal = kernels::swapab_packed_weights_refusal(order, plan.params.i, plan.params.k)) {
+      why = std::string(refusal) + "; I = " + std::to_string(plan.params.i) + ", K = " + std::to_string(plan.params.k);
     }
     if (!why.empty()) {
       return finish(TILEGLU_ERROR_INVALID_ARGUMENT, std::string("TILEGLU_SWAPAB_PACKED_WEIGHTS=") + packed + " " + why);

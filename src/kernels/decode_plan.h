@@ -269,6 +269,17 @@ inline int parse_swapab_packed_weights(const char* value) {
   return -1;
 }
 
+// Why packed weights (parse_swapab_packed_weights' `order`) cannot serve a problem of this I and
+// K, or null when they can (order 0: nothing is packed): the one rule the C API refuses a call by
+// and the launcher checks again.
+inline const char* swapab_packed_weights_refusal(int order, int64_t i, int64_t k) {
+  if (order < 0) return "is not 0, 1 or 2";
+  if (order == 0) return nullptr;
+  if (i % 64 != 0 || k % 64 != 0) return "needs I and K multiples of 64 (whole 64 x 64 slots)";
+  if (2 * i * (k / 64) >= (int64_t(1) << 31)) return "cannot address 2 I K / 64 >= 2^31 packed rows";
+  return nullptr;
+}
+
 // The row of the packed weights, viewed as [2 I K / 64 rows, 64], where the box of tile `tile`,
 // k tile `k_tile`, half `half` (0 gate, 1 up) starts, in `order` (1 tile order, 2 k order): each
 // box is 64 rows of 64.

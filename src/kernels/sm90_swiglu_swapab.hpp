@@ -796,39 +796,30 @@ int swapab_ctas_per_sm(KernelFn* kernel) {
 
 // TILEGLU_SWAPAB_PACKED_WEIGHTS=1 or 2 (decode_plan.h): tma_gate re-encoded over the slot-packed weights
 // at p.w_gate, viewed as [2 I K / 64, 64] with the kernels' 64 x 64 128-byte-swizzled box and the
-// device's L2 promotion. The box is CuTe's only if our encoding reproduces its descriptor for the
-// row-major tensor (tma_reproduces_cute), checked here on every call: a measuring knob, where a
-// wrong image would be a wrong result. A shape it cannot describe (I or K not a multiple of 64)
-// or a bad value fails the call: the pointer holds packed bytes that no other read can use.
+// device's L2 promotion. Called before any other re-encode, while params' descriptors are still
+// CuTe's own: the box is CuTe's only if our encoding reproduces that descriptor for the row-major
+// tensor (tma_reproduces_cute), checked on every call of a measuring knob, where a wrong image would
+// be a wrong result. A call its rule refuses (swapab_packed_weights_refusal; the C API refused it
+// first) fails: the pointer holds packed bytes that no other read can use.
 template <class Kernel>
 cudaError_t swapab_apply_packed_weights(typename Kernel::Params& params, SwigluParams const& p) {
   static_assert(Kernel::kTileCols == 64 && Kernel::kTileK == 64, "the packed slot is two 64 x 64 boxes");
   char const* env = std::getenv("TILEGLU_SWAPAB_PACKED_WEIGHTS");
   int const packed = parse_swapab_packed_weights(env);
-  if (packed == 0) return cudaSuccess;
-  if (packed < 0 || p.i % 64 != 0 || p.k % 64 != 0) {
-    std::fprintf(stderr, "tileglu: TILEGLU_SWAPAB_PACKED_WEIGHTS=%s: %s\n", env,
-                 packed < 0 ? "not 0, 1 or 2" : "packed weights need I and K multiples of 64");
+  if (char const* refusal = swapab_packed_weights_refusal(packed, p.i, p.k)) {
+    std::fprintf(stderr, "tileglu: TILEGLU_SWAPAB_PACKED_WEIGHTS=%s %s\n", env, refusal);
     return cudaErrorInvalidValue;
   }
+  if (packed == 0) return cudaSuccess;
   using Element = typename Kernel::Element;
   CUtensorMapDataType const format = std::is_same_v<Element, cutlass::half_t> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                                                              : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-  // CuTe's own descriptor for the row-major tensor (the promotion re-encode may have replaced
-  // the one in params).
-  auto const row_major = cute::make_tensor(cute::make_gmem_ptr(static_cast<Element const*>(p.w_gate)),
-                                           cute::make_layout(cute::make_shape(p.i, p.k),
-                                                             cute::make_stride(p.ld_gate, cute::_1{})));
-  auto const cute_copy = cute::make_tma_copy(cute::SM90_TMA_LOAD{}, row_major, typename Kernel::SmemLayoutAHalf{});
-  cute::TmaDescriptor const cute_made = *cute_copy.get_tma_descriptor();
-  if (!tma_reproduces_cute(cute_made, format, p.w_gate, p.i, p.k, p.ld_gate, 64, 64)) {
+  if (!tma_reproduces_cute(*params.tma_gate.get_tma_descriptor(), format, p.w_gate, p.i, p.k, p.ld_gate, 64, 64)) {
     std::fprintf(stderr, "tileglu: TILEGLU_SWAPAB_PACKED_WEIGHTS: CuTe's weight box was not reproduced\n");
     return cudaErrorNotSupported;
   }
-  int64_t const rows = int64_t(2) * p.i * (p.k / 64);
   cute::TmaDescriptor desc{};
-  if (rows >= (int64_t(1) << 31) ||
-      !encode_weight_tma(format, p.w_gate, int(rows), 64, 64, 64, 64,
+  if (!encode_weight_tma(format, p.w_gate, int(int64_t(2) * p.i * (p.k / 64)), 64, 64, 64, 64,
                          tma_l2_promotion_of(weight_tma_l2_promotion(WeightReader::kSwapABStream)), &desc)) {
     return cudaErrorInvalidValue;
   }
@@ -840,7 +831,8 @@ cudaError_t swapab_apply_packed_weights(typename Kernel::Params& params, SwigluP
 // The weight-read knobs (decode_plan.h): TILEGLU_SWAPAB_ISSUE_BATCH, the producer's stages per
 // batch (at most the ring less one), and TILEGLU_SWAPAB_K_STAGGER, the k offset of each tile's
 // sweep, both off unless set and kept for measuring; a bad value is named once and ignored. Then
-// the weight descriptors' L2 promotion (sm90_tma_l2_promotion.hpp; TILEGLU_TMA_L2_PROMOTION).
+// the weight descriptors: packed weights (TILEGLU_SWAPAB_PACKED_WEIGHTS) or the L2 promotion
+// (sm90_tma_l2_promotion.hpp; TILEGLU_TMA_L2_PROMOTION).
 template <class Kernel>
 cudaError_t swapab_apply_read_knobs(typename Kernel::Params& params, SwigluParams const& p) {
   static std::atomic<bool> warned_batch{false};
@@ -863,11 +855,14 @@ cudaError_t swapab_apply_read_knobs(typename Kernel::Params& params, SwigluParam
                    kSwapABMaxKStagger);
     }
   }
+  // Packed weights first, on CuTe's descriptors; their descriptor carries the promotion itself.
+  if (cudaError_t const packed = swapab_apply_packed_weights<Kernel>(params, p); packed != cudaSuccess) return packed;
+  if (params.packed_weights) return cudaSuccess;
   promote_weight_tmas<Kernel, typename Kernel::Element>(
       WeightReader::kSwapABStream, p.i, p.k, Kernel::kTileCols, Kernel::kTileK,
       {params.tma_gate.get_tma_descriptor(), p.w_gate, p.ld_gate},
       {params.tma_up.get_tma_descriptor(), p.w_up, p.ld_up});
-  return swapab_apply_packed_weights<Kernel>(params, p);
+  return cudaSuccess;
 }
 
 // Host side: TMA descriptors for the user's pointers; one cluster of `splits` CTAs per (64-column

@@ -447,6 +447,21 @@ TEST(SwapABSplits, ParsesTheOverride) {
   }
 }
 
+// What packed weights cannot serve (the rule the C API and the launcher share): a bad value, I or
+// K not a multiple of 64, 2^31 packed rows or more; nothing when nothing is packed.
+TEST(SwapABReadKnobs, PackedWeightsRefusal) {
+  EXPECT_EQ(swapab_packed_weights_refusal(0, 200, 1000), nullptr);
+  EXPECT_EQ(swapab_packed_weights_refusal(kSwapABPackedTileOrder, 29568, 8192), nullptr);
+  EXPECT_EQ(swapab_packed_weights_refusal(kSwapABPackedKOrder, 64, 64), nullptr);
+  EXPECT_NE(swapab_packed_weights_refusal(-1, 64, 64), nullptr);
+  EXPECT_NE(swapab_packed_weights_refusal(kSwapABPackedTileOrder, 200, 1024), nullptr);
+  EXPECT_NE(swapab_packed_weights_refusal(kSwapABPackedKOrder, 256, 1000), nullptr);
+  // 2 I K / 64 = 2^31 exactly: one row past what an int32 box coordinate addresses.
+  EXPECT_NE(swapab_packed_weights_refusal(kSwapABPackedTileOrder, int64_t(1) << 16, int64_t(1) << 20), nullptr);
+  EXPECT_EQ(swapab_packed_weights_refusal(kSwapABPackedTileOrder, int64_t(1) << 16, (int64_t(1) << 20) - 64),
+            nullptr);
+}
+
 // The packed weights' boxes (TILEGLU_SWAPAB_PACKED_WEIGHTS): a slot (tile, k tile) is 16 KiB, its
 // gate box then its up box; tile order runs each tile's K contiguously, k order all tiles' k tile
 // 0 first. In either order every box of a shape has its own 64 rows and together they cover the
