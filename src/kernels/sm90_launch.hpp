@@ -46,6 +46,29 @@ struct Sm90Launch {
   }
 };
 
+// A cooperative launch of `grid` CTAs of `launch`'s shape: every CTA resident at once, which the
+// grid stream-K kernels need (their CTAs wait on each other's partials). Where this context has
+// fewer SMs than the device (MPS, green contexts) the driver refuses the grid; then a grid half as
+// large is tried. `plan(grid, params)` fits the parameters to each grid tried.
+template <class Params, class Plan>
+cudaError_t launch_cooperative_shrinking(void (*kernel)(Params), Params params, int grid, int threads,
+                                         int smem_bytes, cudaStream_t stream, Plan const& plan) {
+  cudaLaunchAttribute cooperative{};
+  cooperative.id = cudaLaunchAttributeCooperative;
+  cooperative.val.cooperative = 1;
+  for (;;) {
+    plan(grid, params);
+    Sm90Launch launch(dim3(unsigned(grid), 1, 1), threads, smem_bytes, stream);
+    cudaLaunchConfig_t config = *launch.get();
+    config.attrs = &cooperative;
+    config.numAttrs = 1;
+    cudaError_t const status = cudaLaunchKernelEx(&config, kernel, params);
+    if (status != cudaErrorCooperativeLaunchTooLarge || grid == 1) return status;
+    (void)cudaGetLastError();  // the refused launch's error is not the caller's
+    grid = (grid + 1) / 2;
+  }
+}
+
 // A positive value asked of the driver once per device: `query()` runs the first time a device
 // asks (every time for ordinals past kMaxCachedDevices, or when the current device is unknown)
 // and returns it, or <= 0 on failure, which is returned uncached for the caller's fallback. One

@@ -37,9 +37,21 @@
 //
 // Register split: the producer gives registers back (setmaxnreg 40) so each consumer can
 // hold 232; a 128 x 128 fp32 accumulator costs 128 of them per thread.
+//
+// Grid stream-K (kGridStreamK, Cooperative only, the `_gsk` config): a grid of one CTA per SM
+// runs the first tiles whole and splits the k tiles of the last one to two waves' worth evenly
+// over every CTA (stream_k_plan.h says which and why), so no SM idles through a partial last
+// wave. A tile cut between CTAs is owned by the CTA holding its k tile 0, which it reaches last
+// (the last segment of its share); every other CTA holding part of it holds that part as the
+// first segment of its share, and right after sweeping it hands its fp32 partial over through its
+// slot in module memory (sm90_grid_exchange.hpp's protocol). The owner adds its peers' slots in
+// rank order (deterministic) and stores the tile. The launch is cooperative: owners wait on
+// peers, so every CTA must be resident.
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 
 #include <cute/tensor.hpp>
 #include <cutlass/arch/barrier.h>
@@ -47,10 +59,12 @@
 #include <cutlass/cutlass.h>
 #include <cutlass/pipeline/sm90_pipeline.hpp>
 
+#include "sm90_grid_exchange.hpp"
 #include "sm90_launch.hpp"
 #include "sm90_swiglu_epilogue.hpp"
 #include "sm90_swiglu_mainloop_tma_gmma_ws.hpp"
 #include "sm90_tile_scheduler.hpp"
+#include "stream_k_plan.h"
 #include "swiglu_params.h"
 
 namespace tileglu::kernels {
@@ -58,7 +72,7 @@ namespace tileglu::kernels {
 template <class Element_, int kTileM, int kTileN, int kTileK, int kStages, int kClusterN_,
           int kPromoteKTiles = 0, bool kSplitAccumulators = false, bool kOverlapEpilogue_ = true,
           bool kCooperative_ = false, bool kTmaStore_ = false, bool kSequential_ = false,
-          int kClusterM_ = 1>
+          int kClusterM_ = 1, bool kGridStreamK_ = false>
 struct Sm90SwigluPingpong {
   using Element = Element_;
   static constexpr int kClusterN = kClusterN_;  // cluster extent along N (X multicast)
@@ -78,6 +92,10 @@ struct Sm90SwigluPingpong {
   // epilogue then multiplies only (MulActivated).
   static constexpr bool kSequential = kSequential_;
   static_assert(!kSequential || !kCooperative, "the sequential sweeps are a Pingpong ablation");
+  // Grid stream-K (header comment): the Cooperative schedule without promotion or clusters.
+  static constexpr bool kGridStreamK = kGridStreamK_;
+  static_assert(!kGridStreamK || (kCooperative && kPromoteKTiles == 0 && kClusterM * kClusterN == 1),
+                "grid stream-K is a variant of the unclustered, unpromoted Cooperative tile");
   using Mainloop = Sm90SwigluMainloop<Element, kTileM, kTileN, kTileK, kStages, kClusterN,
                                         kPromoteKTiles, kSplitAccumulators, kCooperative ? 2 : 1,
                                         kSequential, kClusterM>;
@@ -105,6 +123,9 @@ struct Sm90SwigluPingpong {
   static constexpr int kAccumRegisters =
       kTileM * 2 * kTileN / kTileConsumerThreads * (kPromoteKTiles > 0 ? 2 : 1);
   static_assert(kAccumRegisters <= 160, "accumulators must leave registers for the epilogue");
+  // Grid stream-K: one partial (the tile's accumulators) per exchange slot, float4 (v / 4) of
+  // consumer thread t at [v / 4][t], so the consumers' stores and loads are coalesced.
+  static constexpr int kExchangeSlotFloat4s = kAccumRegisters / 4 * kTileConsumerThreads;
 
   struct OutStorage {
     alignas(1024) cute::array_aligned<Element, TmaStore::kBufferElems * (kOutBuffers > 0 ? kOutBuffers : 1), 1024> buffers;
@@ -126,8 +147,84 @@ struct Sm90SwigluPingpong {
     Element* out;
     int64_t ld_out;
     typename TmaStore::Tma tma_out;  // built and used only when kTmaStore
+    // kGridStreamK (stream_k_plan.h): tiles [0, dp_tiles) whole, the next sk_tiles one stream-K
+    // run over the grid; this launch's tag in the exchange's lock words (grid_exchange_next_epoch).
+    int dp_tiles;
+    int sk_tiles;
+    unsigned long long epoch;
   };
 };
+
+// The grid stream-K exchange (kGridStreamK): per CTA rank a slot for the partial of the cut tile
+// it holds as its first segment, and a lock word. Module memory, zero at load: no allocation
+// under stream capture, no workspace argument; a launch leaves every lock word it took at zero.
+// Per kernel instantiation (dtype).
+template <class Kernel>
+__device__ float4 g_tiled_exchange_partials[kTiledStreamKMaxCtas * Kernel::kExchangeSlotFloat4s];
+template <class Kernel>
+__device__ unsigned long long g_tiled_exchange_locks[kTiledStreamKMaxCtas];
+// The two consumer warpgroups of a Cooperative tile, among themselves (CUTLASS user named barrier
+// ids: 0 and 1 are the epilogue's TMA-store barriers).
+inline constexpr int kTiledExchangeBarrier = 2;
+
+// Contributor: hands this CTA's partial of a cut tile (the `accum` of its first segment) over
+// through its slot. `consumer_thread` 0..255.
+template <class Kernel, class Accum>
+CUTLASS_DEVICE void tiled_exchange_hand_over(Accum const& accum, int rank, unsigned long long epoch,
+                                             int consumer_thread) {
+  unsigned long long* const lock = &g_tiled_exchange_locks<Kernel>[rank];
+  auto sync = [] { cutlass::arch::NamedBarrier::sync(Kernel::kTileConsumerThreads, kTiledExchangeBarrier); };
+  if (consumer_thread == 0) {
+    // Another launch's owner may still be reading the slot.
+    while (atomicCAS(lock, 0ull, epoch) != 0ull) __nanosleep(64);
+    __threadfence();
+  }
+  sync();
+  float4* const slot = g_tiled_exchange_partials<Kernel> + int64_t(rank) * Kernel::kExchangeSlotFloat4s;
+  CUTLASS_PRAGMA_UNROLL
+  for (int v = 0; v < Kernel::kAccumRegisters; v += 4) {
+    __stcg(&slot[(v / 4) * Kernel::kTileConsumerThreads + consumer_thread],
+           make_float4(accum(v), accum(v + 1), accum(v + 2), accum(v + 3)));
+  }
+  __threadfence();
+  sync();
+  if (consumer_thread == 0) grid_exchange_store_release(lock, epoch | kGridExchangeReady);
+}
+
+// Owner: adds CTA `peer`'s partial of the tile this CTA owns to `accum`, once it is published,
+// and frees the peer's slot.
+template <class Kernel, class Accum>
+CUTLASS_DEVICE void tiled_exchange_add_peer(Accum& accum, int peer, unsigned long long epoch, int consumer_thread) {
+  unsigned long long* const lock = &g_tiled_exchange_locks<Kernel>[peer];
+  auto sync = [] { cutlass::arch::NamedBarrier::sync(Kernel::kTileConsumerThreads, kTiledExchangeBarrier); };
+  if (consumer_thread == 0) {
+    while (grid_exchange_load_acquire(lock) != (epoch | kGridExchangeReady)) __nanosleep(32);
+  }
+  sync();
+  float4 const* const slot = g_tiled_exchange_partials<Kernel> + int64_t(peer) * Kernel::kExchangeSlotFloat4s;
+  constexpr int kBatch = 4;  // loads in flight per thread before the adds
+  static_assert(Kernel::kAccumRegisters % (4 * kBatch) == 0, "whole batches");
+  CUTLASS_PRAGMA_UNROLL
+  for (int v0 = 0; v0 < Kernel::kAccumRegisters; v0 += 4 * kBatch) {
+    float4 q[kBatch];
+    CUTLASS_PRAGMA_UNROLL
+    for (int b = 0; b < kBatch; ++b) {
+      q[b] = __ldcg(&slot[(v0 / 4 + b) * Kernel::kTileConsumerThreads + consumer_thread]);
+    }
+    CUTLASS_PRAGMA_UNROLL
+    for (int b = 0; b < kBatch; ++b) {
+      accum(v0 + 4 * b) += q[b].x;
+      accum(v0 + 4 * b + 1) += q[b].y;
+      accum(v0 + 4 * b + 2) += q[b].z;
+      accum(v0 + 4 * b + 3) += q[b].w;
+    }
+  }
+  sync();  // every thread's loads have returned
+  if (consumer_thread == 0) {
+    __threadfence();
+    grid_exchange_store_release(lock, 0ull);
+  }
+}
 
 template <class Kernel>
 __global__ void __launch_bounds__(Kernel::kThreads, 1)
@@ -189,12 +286,31 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
     cutlass::arch::warpgroup_reg_dealloc<Kernel::kProducerRegisters>();
     if (warp_in_group == 0 && cute::elect_one_sync()) {
       PipelineState write_state = cutlass::make_producer_start_state<Pipeline>();
-      for (int tile = cluster_id; tile < total_tiles; tile += num_clusters) {
-        int m_blk, n_blk;
-        sched.tile_coord(tile, m_blk, n_blk);
-        m_blk = m_blk * Kernel::kClusterM + cta_m;
-        n_blk = n_blk * Kernel::kClusterN + cta_n;
-        Mainloop::load(params.mainloop, pipeline, write_state, m_blk, n_blk, cta_rank, smem.tensors);
+      if constexpr (Kernel::kGridStreamK) {
+        // The same units in the same order as the consumers below.
+        int const grid = int(gridDim.x);
+        for (int tile = cluster_id; tile < params.dp_tiles; tile += grid) {
+          int m_blk, n_blk;
+          sched.tile_coord(tile, m_blk, n_blk);
+          Mainloop::load(params.mainloop, pipeline, write_state, m_blk, n_blk, cta_rank, smem.tensors);
+        }
+        SwapABStreamKShare const share(params.sk_tiles, 1, grid, k_tiles, 0, cluster_id);
+        for (int64_t pos = share.begin; pos < share.end;) {
+          SwapABSegment const seg = share.segment_at(pos, k_tiles);
+          int m_blk, n_blk;
+          sched.tile_coord(params.dp_tiles + seg.unit, m_blk, n_blk);
+          Mainloop::load(params.mainloop, pipeline, write_state, m_blk, n_blk, cta_rank, smem.tensors,
+                         seg.k_begin, seg.k_end - seg.k_begin);
+          pos += seg.k_end - seg.k_begin;
+        }
+      } else {
+        for (int tile = cluster_id; tile < total_tiles; tile += num_clusters) {
+          int m_blk, n_blk;
+          sched.tile_coord(tile, m_blk, n_blk);
+          m_blk = m_blk * Kernel::kClusterM + cta_m;
+          n_blk = n_blk * Kernel::kClusterN + cta_n;
+          Mainloop::load(params.mainloop, pipeline, write_state, m_blk, n_blk, cta_rank, smem.tensors);
+        }
       }
       Mainloop::load_preissue_tail(params.mainloop, pipeline, write_state, cta_rank, smem.tensors);
       pipeline.producer_tail(write_state);
@@ -244,7 +360,48 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
       n_blk = n_blk * Kernel::kClusterN + cta_n;
     };
 
-    if constexpr (Mainloop::kChunkedPromotion) {
+    if constexpr (Kernel::kGridStreamK) {
+      int const grid = int(gridDim.x);
+      int const rank = cluster_id;
+      // One unit: k tiles [k_begin, k_end) of `tile`, into a fresh accumulator.
+      auto sweep = [&](auto& accum, int k_count) {
+        Mainloop::mma(pipeline, read_state, accum, k_count, consumer_thread, smem.tensors);
+        Mainloop::mma_tail(pipeline, read_state, k_count);
+        read_state.advance(k_count);
+      };
+      for (int tile = rank; tile < params.dp_tiles; tile += grid) {
+        int m_blk, n_blk;
+        cta_tile_coord(tile, m_blk, n_blk);
+        Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<Mainloop::kTileM>{}, Int<Mainloop::kGemmTileN>{}));
+        sweep(accum, k_tiles);
+        store_tile(accum, m_blk, n_blk);
+      }
+      SwapABStreamKShare const share(params.sk_tiles, 1, grid, k_tiles, 0, rank);
+      for (int64_t pos = share.begin; pos < share.end;) {
+        SwapABSegment const seg = share.segment_at(pos, k_tiles);
+        pos += seg.k_end - seg.k_begin;
+        Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<Mainloop::kTileM>{}, Int<Mainloop::kGemmTileN>{}));
+        static_assert(CUTE_STATIC_V(size(accum)) == Kernel::kAccumRegisters, "the exchange slot's layout");
+        sweep(accum, seg.k_end - seg.k_begin);
+        if (seg.k_begin > 0) {
+          // The tail of a tile an earlier CTA owns: this share's first segment.
+          tiled_exchange_hand_over<Kernel>(accum, rank, params.epoch, consumer_thread);
+          continue;
+        }
+        if (seg.k_end < k_tiles) {
+          // The head of a cut tile: this share's last segment. The tile's other k tiles are the
+          // first segments of the next CTAs whose shares begin inside it.
+          int64_t const owned_last = int64_t(seg.unit + 1) * k_tiles - 1;
+          for (int peer = rank + 1; peer < grid && share.range_begin(peer, grid) <= owned_last; ++peer) {
+            if (share.range_begin(peer, grid) == share.range_begin(peer + 1, grid)) continue;  // empty share
+            tiled_exchange_add_peer<Kernel>(accum, peer, params.epoch, consumer_thread);
+          }
+        }
+        int m_blk, n_blk;
+        cta_tile_coord(params.dp_tiles + seg.unit, m_blk, n_blk);
+        store_tile(accum, m_blk, n_blk);
+      }
+    } else if constexpr (Mainloop::kChunkedPromotion) {
       // Cooperative with promotion: the mainloop runs the tile loop, so that the next tile's
       // first WGMMAs can be issued before this tile's epilogue; consumer 1 promotes half a chunk
       // after consumer 0.
@@ -296,7 +453,7 @@ cudaError_t launch_sm90_swiglu_pingpong(SwigluParams const& p, int sm_count, cud
       Sm90StaticPersistentScheduler{(p.m - 1) / (Mainloop::kTileM * Kernel::kClusterM) + 1,
                                     (p.i - 1) / (Mainloop::kTileN * Kernel::kClusterN) + 1,
                                     8 / Kernel::kClusterM},
-      static_cast<Element*>(p.out), p.ld_out, {}};
+      static_cast<Element*>(p.out), p.ld_out, {}, 0, 0, 0};
   if constexpr (Kernel::kTmaStore) {
     params.tma_out = Kernel::TmaStore::make(static_cast<Element*>(p.out), p.m, p.i, p.ld_out);
   }
@@ -310,6 +467,30 @@ cudaError_t launch_sm90_swiglu_pingpong(SwigluParams const& p, int sm_count, cud
   auto* kernel = &sm90_swiglu_pingpong_kernel<Kernel>;
   cudaError_t err = opt_in_shared_memory_once<Kernel>(kernel, Kernel::kSmemBytes);
   if (err != cudaSuccess) return err;
+
+  if constexpr (Kernel::kGridStreamK) {
+    // One CTA per SM (the tile's shared memory allows no more), or TILEGLU_STREAM_K_GRID's count
+    // within that; cooperative, with the split refitted to a smaller grid if the context refuses.
+    int const tiles = params.scheduler.total_tiles();
+    int const k_tiles = Mainloop::k_tiles(params.mainloop);
+    int const resident = sm_count > 0 ? sm_count : 1;
+    int grid = tiled_stream_k_ctas(tiles, k_tiles, resident);
+    char const* forced = std::getenv("TILEGLU_STREAM_K_GRID");
+    int const forced_grid = parse_stream_k_grid(forced);
+    if (forced_grid > 0) {
+      grid = forced_grid < resident ? forced_grid : resident;
+    } else if (forced_grid < 0) {
+      std::fprintf(stderr, "tileglu: warning: TILEGLU_STREAM_K_GRID=%s is not 1-%d; the plan decides\n", forced,
+                   kTiledStreamKMaxCtas);
+    }
+    params.epoch = grid_exchange_next_epoch();
+    return launch_cooperative_shrinking(kernel, params, grid, Kernel::kThreads, Kernel::kSmemBytes, stream,
+                                        [tiles](int g, typename Kernel::Params& q) {
+                                          TiledStreamKSplit const split = tiled_stream_k_split(tiles, g);
+                                          q.dp_tiles = split.dp_tiles;
+                                          q.sk_tiles = split.sk_tiles;
+                                        });
+  }
 
   // Persistent grid: one CTA per SM, or as many clusters as fit at once, which depends on how
   // the device's SMs group into GPCs: asked of the driver once per device.

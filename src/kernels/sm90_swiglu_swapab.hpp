@@ -100,6 +100,7 @@
 
 #include "decode_plan.h"
 #include "sm90_cluster_dsmem.hpp"
+#include "sm90_grid_exchange.hpp"
 #include "sm90_launch.hpp"
 #include "sm90_local_tma_pipeline.hpp"
 #include "sm90_tma_l2_promotion.hpp"
@@ -217,8 +218,8 @@ struct Sm90SwigluSwapAB {
     int tiles;    // 64-column tiles: unit u is tile u % tiles of token block u / tiles
     int units;    // tiles x token blocks
     int clusters; // kStreamK: C clusters of `splits` CTAs (the grid), each a run of whole units
-    // kGridStreamK: this launch's tag in the exchange's lock words (swapab_next_epoch), nonzero,
-    // below kSwapABExchangeReady; `splits` is the grid's CTA count.
+    // kGridStreamK: this launch's tag in the exchange's lock words (grid_exchange_next_epoch), nonzero,
+    // below kGridExchangeReady; `splits` is the grid's CTA count.
     unsigned long long epoch;
     int issue_batch;  // the producer's stages per batch (TILEGLU_SWAPAB_ISSUE_BATCH; 1: one at a time)
     int k_stagger;    // k tiles of offset per 64-column tile of a whole unit's sweep (TILEGLU_SWAPAB_K_STAGGER)
@@ -232,29 +233,13 @@ struct Sm90SwigluSwapAB {
 // The grid stream-K exchange (kGridStreamK; header comment): per CTA of the grid, a slot for the
 // partial of the cut unit it holds as its first segment and a lock word. Module memory, zero at
 // load, so no allocation under stream capture and no workspace argument; a launch leaves every
-// lock word it took at zero. Per kernel instantiation (tokens, stages, dtype).
-inline constexpr unsigned long long kSwapABExchangeReady = 1ull << 63;  // lock word: the slot is written
+// lock word it took at zero. Per kernel instantiation (tokens, stages, dtype); the protocol is
+// sm90_grid_exchange.hpp's.
 template <class Kernel>
 __device__ float4 g_swapab_exchange_partials[kSwapABGridMaxCtas * (Kernel::kAccumValues / 4) *
                                              Kernel::kConsumerThreads];
 template <class Kernel>
 __device__ unsigned long long g_swapab_exchange_locks[kSwapABGridMaxCtas];
-
-CUTLASS_DEVICE unsigned long long swapab_load_acquire(unsigned long long const* ptr) {
-  unsigned long long v;
-  asm volatile("ld.acquire.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(ptr) : "memory");
-  return v;
-}
-CUTLASS_DEVICE void swapab_store_release(unsigned long long* ptr, unsigned long long v) {
-  asm volatile("st.release.gpu.global.b64 [%0], %1;" ::"l"(ptr), "l"(v) : "memory");
-}
-
-// A distinct tag per launch in this process (graph replays repeat their captured launch's tag,
-// and a graph's replays run one after another), skipping 0 and the ready bit.
-inline unsigned long long swapab_next_epoch() {
-  static std::atomic<unsigned long long> counter{0};
-  return (counter.fetch_add(1, std::memory_order_relaxed) % (kSwapABExchangeReady - 1)) + 1;
-}
 
 // The producer's TMA copies of one unit's k tiles [k_begin, k_begin + k_count) into the ring
 // (one elected thread).
@@ -576,7 +561,7 @@ CUTLASS_DEVICE void sm90_swapab_grid_stream_k_body(typename Kernel::Params const
         for (int j = 0; j < kPerThread; ++j) __stcg(&slot[t + j * kThreads], staged[t + j * kThreads]);
         __threadfence();
         exchange_sync();
-        if (t == 0) swapab_store_release(&locks[rank], p.epoch | kSwapABExchangeReady);
+        if (t == 0) grid_exchange_store_release(&locks[rank], p.epoch | kGridExchangeReady);
       }
       if (owned_last >= 0) {
         float4* const sum = reinterpret_cast<float4*>(smem.owner_partial);
@@ -584,7 +569,7 @@ CUTLASS_DEVICE void sm90_swapab_grid_stream_k_body(typename Kernel::Params const
         for (int peer = rank + 1; peer < grid && share.range_begin(peer, grid) <= owned_last; ++peer) {
           if (share.range_begin(peer, grid) == share.range_begin(peer + 1, grid)) continue;  // empty share
           if (t == 0) {
-            while (swapab_load_acquire(&locks[peer]) != (p.epoch | kSwapABExchangeReady)) __nanosleep(32);
+            while (grid_exchange_load_acquire(&locks[peer]) != (p.epoch | kGridExchangeReady)) __nanosleep(32);
           }
           exchange_sync();
           float4 const* const slot = partials + int64_t(peer) * kSlotFloat4s;
@@ -603,7 +588,7 @@ CUTLASS_DEVICE void sm90_swapab_grid_stream_k_body(typename Kernel::Params const
           exchange_sync();  // every thread's loads have returned (their values are in shared memory)
           if (t == 0) {
             __threadfence();
-            swapab_store_release(&locks[peer], 0ull);
+            grid_exchange_store_release(&locks[peer], 0ull);
           }
         }
         cutlass::arch::NamedBarrier::arrive(kExchangeThreads, kOwnedBarrier);
@@ -937,23 +922,9 @@ cudaError_t launch_sm90_swiglu_swapab(SwigluParams const& p, int sm_count, cudaS
       std::fprintf(stderr, "tileglu: warning: TILEGLU_SWAPAB_GRID=%s is not 1-%d; the plan decides\n", forced,
                    kSwapABGridMaxCtas);
     }
-    params.epoch = swapab_next_epoch();
-    // Cooperative: the CTAs wait on each other's partials. Where fewer SMs are this context's
-    // than the device has (MPS, green contexts), the launch says so and a smaller grid runs.
-    cudaLaunchAttribute cooperative{};
-    cooperative.id = cudaLaunchAttributeCooperative;
-    cooperative.val.cooperative = 1;
-    for (;;) {
-      params.splits = grid;
-      Sm90Launch launch(dim3(unsigned(grid), 1, 1), Kernel::kThreads, Kernel::kSmemBytes, stream);
-      cudaLaunchConfig_t config = *launch.get();
-      config.attrs = &cooperative;
-      config.numAttrs = 1;
-      cudaError_t const status = cudaLaunchKernelEx(&config, kernel, params);
-      if (status != cudaErrorCooperativeLaunchTooLarge || grid == 1) return status;
-      (void)cudaGetLastError();  // the refused launch's error is not the caller's
-      grid = (grid + 1) / 2;
-    }
+    params.epoch = grid_exchange_next_epoch();
+    return launch_cooperative_shrinking(kernel, params, grid, Kernel::kThreads, Kernel::kSmemBytes, stream,
+                                        [](int g, typename Kernel::Params& q) { q.splits = g; });
   } else if constexpr (Kernel::kPersistent) {
     // CTAs that fit on an SM at once (by the shared memory and registers), asked once per device.
     int const per_sm = swapab_ctas_per_sm<Kernel>(kernel);

@@ -197,21 +197,31 @@ TEST_P(SwigluGpu, MatchesReference) {
     // more k tiles (18) than stages: the case the consumers' ordering barrier exists for.
     shapes.push_back(Shape{1100, 1096, 4104});
   }
+  const bool tiled_grid_stream_k = config == "k2_coop_128x128x64_s4_tma_gsk";
+  if (tiled_grid_stream_k) {
+    // 9 x 33 = 297 tiles of 18 k tiles: on 132 CTAs one wave whole and 165 tiles streamed; a
+    // ragged last tile row and a partial last column tile.
+    shapes.push_back(Shape{1100, 1096, 4104});
+  }
   // The stream-K configs run every cluster size (TILEGLU_SWAPAB_SPLITS) besides their own choice;
   // the grid stream-K ones grids of 1 CTA (nothing cut), 5 and 37 (units cut across two or
   // three CTAs) and 160 (short shares: one unit over many CTAs, empty shares on the smallest
-  // shapes), through TILEGLU_SWAPAB_GRID.
+  // shapes), through TILEGLU_SWAPAB_GRID. The tiled grid stream-K config: grids of 1, 5 and 37
+  // CTAs and 132 (the default's count on an H100/H200), through TILEGLU_STREAM_K_GRID.
   auto ends_with = [&](const char* tail) {
     const size_t n = std::strlen(tail);
     return config.size() > n && config.compare(config.size() - n, n, tail) == 0;
   };
   const bool stream_k = ends_with("_sk") && !ends_with("_gsk");
   const bool grid_stream_k = ends_with("_gsk");
-  const char* const split_variable = grid_stream_k ? "TILEGLU_SWAPAB_GRID" : "TILEGLU_SWAPAB_SPLITS";
+  const char* const split_variable = tiled_grid_stream_k ? "TILEGLU_STREAM_K_GRID"
+                                    : grid_stream_k       ? "TILEGLU_SWAPAB_GRID"
+                                                          : "TILEGLU_SWAPAB_SPLITS";
   const std::vector<std::string> split_settings =
-      stream_k        ? std::vector<std::string>{"", "2", "3", "4"}
-      : grid_stream_k ? std::vector<std::string>{"", "1", "5", "37", "160"}
-                      : std::vector<std::string>{""};
+      stream_k              ? std::vector<std::string>{"", "2", "3", "4"}
+      : tiled_grid_stream_k ? std::vector<std::string>{"", "1", "5", "37", "132"}
+      : grid_stream_k       ? std::vector<std::string>{"", "1", "5", "37", "160"}
+                            : std::vector<std::string>{""};
   for (const std::string& splits : split_settings) {
     setenv(split_variable, splits.c_str(), 1);
     for (const Shape& s : shapes) {
@@ -264,6 +274,7 @@ TEST_P(SwigluGpu, MatchesReference) {
   }
   unsetenv("TILEGLU_SWAPAB_SPLITS");
   unsetenv("TILEGLU_SWAPAB_GRID");
+  unsetenv("TILEGLU_STREAM_K_GRID");
   unsetenv("TILEGLU_FORCE_CONFIG");
 }
 
@@ -286,6 +297,8 @@ INSTANTIATE_TEST_SUITE_P(
                                      // Epilogue staged in shared memory, TMA store.
                                      "k2_pingpong_128x64x64_s6_tma", "k2_pingpong_64x64x64_s8_tma",
                                      "k2_pingpong_64x128x64_s4_tma", "k2_coop_128x128x64_s4_tma",
+                                     // The same Cooperative tile on the grid stream-K schedule.
+                                     "k2_coop_128x128x64_s4_tma_gsk",
                                      "k2_pingpong_128x64x64_c2_s6_tma", "k2_coop_128x128x64_c2_s4_tma",
                                      // Weight multicast (2x1 and 2x2 clusters).
                                      "k2_pingpong_128x64x64_m2_s6_tma", "k2_coop_128x128x64_m2_s4_tma",
@@ -374,12 +387,10 @@ TEST(SwigluGpuDispatch, AccumulationModeSelectsTheConfig) {
 // every launch of a config: launches on four streams at once, on grids small enough that several
 // are resident together, then the same launches captured into one graph and replayed, must all
 // match the reference, and every launch must finish (no lock left held).
-TEST(SwigluGpuGridStreamK, ConcurrentStreamsAndGraphReplay) {
-  if (!have_sm90()) GTEST_SKIP() << "needs an sm_90 GPU (H100/H200); none on this machine";
-  setenv("TILEGLU_FORCE_CONFIG", "k2_swapab_n16_s11_gsk", 1);
-  setenv("TILEGLU_SWAPAB_GRID", "30", 1);
+void run_concurrent_streams_and_graph_replay(const char* config, const char* grid_variable, const Shape shape) {
+  setenv("TILEGLU_FORCE_CONFIG", config, 1);
+  setenv(grid_variable, "30", 1);
   constexpr int kStreams = 4;
-  const Shape shape{16, 2056, 4864};  // 76 units of 33 k tiles: 83.6 k tiles per CTA of 30
   std::vector<Case> cases;
   for (int s = 0; s < kStreams; ++s) cases.emplace_back(Format::kBF16, shape, false, 500 + s);
   const size_t elem = 2;
@@ -457,8 +468,22 @@ TEST(SwigluGpuGridStreamK, ConcurrentStreamsAndGraphReplay) {
     CUDA_OK(cudaStreamDestroy(streams[s]));
   }
   for (DeviceBuffer* b : bufs) delete b;
-  unsetenv("TILEGLU_SWAPAB_GRID");
+  unsetenv(grid_variable);
   unsetenv("TILEGLU_FORCE_CONFIG");
+}
+
+TEST(SwigluGpuGridStreamK, ConcurrentStreamsAndGraphReplay) {
+  if (!have_sm90()) GTEST_SKIP() << "needs an sm_90 GPU (H100/H200); none on this machine";
+  // 76 units of 33 k tiles: 83.6 k tiles per CTA of 30.
+  run_concurrent_streams_and_graph_replay("k2_swapab_n16_s11_gsk", "TILEGLU_SWAPAB_GRID", Shape{16, 2056, 4864});
+}
+
+TEST(SwigluGpuGridStreamK, TiledConcurrentStreamsAndGraphReplay) {
+  if (!have_sm90()) GTEST_SKIP() << "needs an sm_90 GPU (H100/H200); none on this machine";
+  // 3 x 33 = 99 tiles of 33 k tiles on 30 CTAs: two waves whole, 39 tiles streamed (42.9 k tiles
+  // per CTA); four such grids (one CTA per SM) are resident at once.
+  run_concurrent_streams_and_graph_replay("k2_coop_128x128x64_s4_tma_gsk", "TILEGLU_STREAM_K_GRID",
+                                          Shape{300, 2056, 4104});
 }
 
 // The swap-AB weight-read knobs (decode_plan.h: TILEGLU_SWAPAB_ISSUE_BATCH, the producer's stages
