@@ -277,10 +277,10 @@ const KernelEntry kRegistry[] = {
      kernels::launch_k2_swapab_coop_c96_n256_s4_bf16, kernels::launch_k2_swapab_coop_c96_n256_s4_fp16},
     {{"k2_swapab_coop_c128_n128_s4", 2, 128, 128, 64, 4, 1, 1, 0, 1, false, false},
      kernels::launch_k2_swapab_coop_c128_n128_s4_bf16, kernels::launch_k2_swapab_coop_c128_n128_s4_fp16},
-    // The Cooperative 128x128 TMA-store tile on a grid of one CTA per SM, the last one to two waves' tiles split along K
-    // evenly over every CTA and the cut tiles summed through global memory (stream_k_plan.h): for
-    // the shapes whose tiles leave a partial last wave (14B and 32B at M = 256: 1.64 and 3.27
-    // waves). Tuner-only until measured.
+    // The Cooperative 128x128 TMA-store tile on a grid of one CTA per SM, each tile of the last,
+    // partial wave cut in up to 3 pieces of K spread over every CTA, the pieces summed through
+    // global memory (stream_k_plan.h): for the shapes whose tiles leave a partial last wave (14B
+    // and 32B at M = 256: 1.64 and 3.27 waves). Tuner-only until measured.
     {{"k2_coop_128x128x64_s4_tma_gsk", 2, 128, 128, 64, 4, 1, 1, 0, 1, false, false},
      kernels::launch_k2_coop_128x128x64_s4_tma_gsk_bf16, kernels::launch_k2_coop_128x128x64_s4_tma_gsk_fp16},
 };

@@ -38,15 +38,13 @@
 // Register split: the producer gives registers back (setmaxnreg 40) so each consumer can
 // hold 232; a 128 x 128 fp32 accumulator costs 128 of them per thread.
 //
-// Grid stream-K (kGridStreamK, Cooperative only, the `_gsk` config): a grid of one CTA per SM
-// runs the first tiles whole and splits the k tiles of the last one to two waves' worth evenly
-// over every CTA (stream_k_plan.h says which and why), so no SM idles through a partial last
-// wave. A tile cut between CTAs is owned by the CTA holding its k tile 0, which it reaches last
-// (the last segment of its share); every other CTA holding part of it holds that part as the
-// first segment of its share, and right after sweeping it hands its fp32 partial over through its
-// slot in module memory (sm90_grid_exchange.hpp's protocol). The owner adds its peers' slots in
-// rank order (deterministic) and stores the tile. The launch is cooperative: owners wait on
-// peers, so every CTA must be resident.
+// Split tail (kGridStreamK, Cooperative only, the `_gsk` config): a grid of one CTA per SM runs
+// the whole waves' tiles whole and cuts each tile of the last, partial wave into pieces of K
+// spread over every CTA (stream_k_plan.h says which and why), so no SM idles through that wave.
+// The last piece of a tile owns it: the other pieces hand their fp32 partials over through slots
+// in module memory as soon as they are swept (sm90_grid_exchange.hpp's protocol), and the owner
+// adds them in piece order (deterministic) and stores the tile. The launch is cooperative: owners
+// wait on other CTAs, so every CTA must be resident.
 #pragma once
 
 #include <cstdint>
@@ -131,11 +129,18 @@ struct Sm90SwigluPingpong {
     alignas(1024) cute::array_aligned<Element, TmaStore::kBufferElems * (kOutBuffers > 0 ? kOutBuffers : 1), 1024> buffers;
   };
   struct NoOutStorage {};
+  // Grid stream-K: the barrier on which an owner waits for a peer's slot, copied by one bulk
+  // copy into the weight stages (free by then: the owned segment is the CTA's last unit).
+  struct ExchangeStorage {
+    cutlass::arch::ClusterTransactionBarrier::ValueType slot_landed;
+  };
+  struct NoExchangeStorage {};
   struct SharedStorage {
     typename Mainloop::SharedStorage tensors;
     cute::conditional_t<kTmaStore, OutStorage, NoOutStorage> out;
     typename Pipeline::SharedStorage pipeline;
     typename MathOrderBarrier::SharedStorage math_order;
+    cute::conditional_t<kGridStreamK, ExchangeStorage, NoExchangeStorage> exchange;
   };
   // Dynamic smem is only guaranteed 16-byte aligned; the swizzled tiles need 1024.
   static constexpr int kSmemBytes = int(sizeof(SharedStorage)) + 1024;
@@ -147,32 +152,73 @@ struct Sm90SwigluPingpong {
     Element* out;
     int64_t ld_out;
     typename TmaStore::Tma tma_out;  // built and used only when kTmaStore
-    // kGridStreamK (stream_k_plan.h): tiles [0, dp_tiles) whole, the next sk_tiles one stream-K
-    // run over the grid; this launch's tag in the exchange's lock words (grid_exchange_next_epoch).
+    // kGridStreamK (stream_k_plan.h): tiles [0, dp_tiles) whole, the next tail_tiles cut in
+    // `pieces`; this launch's tag in the exchange's lock words (grid_exchange_next_epoch).
     int dp_tiles;
-    int sk_tiles;
+    int tail_tiles;
+    int pieces;
     unsigned long long epoch;
   };
 };
 
-// The grid stream-K exchange (kGridStreamK): per CTA rank a slot for the partial of the cut tile
-// it holds as its first segment, and a lock word. Module memory, zero at load: no allocation
-// under stream capture, no workspace argument; a launch leaves every lock word it took at zero.
-// Per kernel instantiation (dtype).
+// The split-tail exchange (kGridStreamK): a slot and a lock word per handed-over piece (piece j
+// < P - 1 of tail tile t: slot j R + t). Module memory, zero at load: no allocation under stream
+// capture, no workspace argument; a launch leaves every lock word it took at zero. Per kernel
+// instantiation (dtype).
 template <class Kernel>
-__device__ float4 g_tiled_exchange_partials[kTiledStreamKMaxCtas * Kernel::kExchangeSlotFloat4s];
+__device__ float4 g_tiled_exchange_partials[kTiledExchangeSlots * Kernel::kExchangeSlotFloat4s];
 template <class Kernel>
-__device__ unsigned long long g_tiled_exchange_locks[kTiledStreamKMaxCtas];
+__device__ unsigned long long g_tiled_exchange_locks[kTiledExchangeSlots];
+// The exchange is one launch's at a time: its holder's epoch (0: free), and how many of the
+// holder's CTAs are done with it. Why whole: with per-slot locks alone, two launches on two
+// streams can each hold a slot the other's owner needs (launch A's piece took slot 1 and waits
+// for slot 2, B's the reverse) and wait on each other for ever. A launch's CTAs are all resident
+// (cooperative), so the holder always finishes and a waiting launch only waits.
+template <class Kernel>
+__device__ unsigned long long g_tiled_exchange_holder;
+template <class Kernel>
+__device__ unsigned int g_tiled_exchange_done;
 // The two consumer warpgroups of a Cooperative tile, among themselves (CUTLASS user named barrier
 // ids: 0 and 1 are the epilogue's TMA-store barriers).
 inline constexpr int kTiledExchangeBarrier = 2;
 
-// Contributor: hands this CTA's partial of a cut tile (the `accum` of its first segment) over
-// through its slot. `consumer_thread` 0..255.
+// Every consumer thread of a CTA of a launch that cuts tiles, before its first tail unit: the
+// exchange becomes this launch's (or already is).
+template <class Kernel>
+CUTLASS_DEVICE void tiled_exchange_acquire(unsigned long long epoch, int consumer_thread) {
+  if (consumer_thread == 0) {
+    unsigned long long* const holder = &g_tiled_exchange_holder<Kernel>;
+    for (;;) {
+      unsigned long long const v = grid_exchange_load_acquire(holder);
+      if (v == epoch) break;
+      if (v == 0ull && atomicCAS(holder, 0ull, epoch) == 0ull) break;
+      __nanosleep(256);
+    }
+    __threadfence();
+  }
+  cutlass::arch::NamedBarrier::sync(Kernel::kTileConsumerThreads, kTiledExchangeBarrier);
+}
+
+// After a CTA's last tail unit: the last of the launch's `grid` CTAs to get here frees the exchange.
+template <class Kernel>
+CUTLASS_DEVICE void tiled_exchange_release(int grid, int consumer_thread) {
+  cutlass::arch::NamedBarrier::sync(Kernel::kTileConsumerThreads, kTiledExchangeBarrier);
+  if (consumer_thread == 0) {
+    __threadfence();
+    if (atomicAdd(&g_tiled_exchange_done<Kernel>, 1u) == unsigned(grid) - 1u) {
+      atomicExch(&g_tiled_exchange_done<Kernel>, 0u);
+      __threadfence();
+      grid_exchange_store_release(&g_tiled_exchange_holder<Kernel>, 0ull);
+    }
+  }
+}
+
+// A piece that does not own its tile hands its partial (`accum`) over through slot `slot`.
+// `consumer_thread` 0..255.
 template <class Kernel, class Accum>
-CUTLASS_DEVICE void tiled_exchange_hand_over(Accum const& accum, int rank, unsigned long long epoch,
+CUTLASS_DEVICE void tiled_exchange_hand_over(Accum const& accum, int slot_index, unsigned long long epoch,
                                              int consumer_thread) {
-  unsigned long long* const lock = &g_tiled_exchange_locks<Kernel>[rank];
+  unsigned long long* const lock = &g_tiled_exchange_locks<Kernel>[slot_index];
   auto sync = [] { cutlass::arch::NamedBarrier::sync(Kernel::kTileConsumerThreads, kTiledExchangeBarrier); };
   if (consumer_thread == 0) {
     // Another launch's owner may still be reading the slot.
@@ -180,7 +226,7 @@ CUTLASS_DEVICE void tiled_exchange_hand_over(Accum const& accum, int rank, unsig
     __threadfence();
   }
   sync();
-  float4* const slot = g_tiled_exchange_partials<Kernel> + int64_t(rank) * Kernel::kExchangeSlotFloat4s;
+  float4* const slot = g_tiled_exchange_partials<Kernel> + int64_t(slot_index) * Kernel::kExchangeSlotFloat4s;
   CUTLASS_PRAGMA_UNROLL
   for (int v = 0; v < Kernel::kAccumRegisters; v += 4) {
     __stcg(&slot[(v / 4) * Kernel::kTileConsumerThreads + consumer_thread],
@@ -191,38 +237,40 @@ CUTLASS_DEVICE void tiled_exchange_hand_over(Accum const& accum, int rank, unsig
   if (consumer_thread == 0) grid_exchange_store_release(lock, epoch | kGridExchangeReady);
 }
 
-// Owner: adds CTA `peer`'s partial of the tile this CTA owns to `accum`, once it is published,
-// and frees the peer's slot.
+// Owner: adds the partial in slot `peer` (another piece of the tile this CTA owns) to `accum`,
+// once it is published, and frees the slot. Why a bulk copy into shared memory: 128 KiB read by the consumers'
+// own loads, a few float4 in flight per thread, is a string of L2 round trips (about 1 us each
+// at 16 KiB a batch); one cp.async.bulk has it all in flight. `staging`: the weight stages, which
+// hold a slot (static_assert at the caller) and are free at the owner's last unit; `phase`: the
+// barrier's, flipped per peer.
 template <class Kernel, class Accum>
-CUTLASS_DEVICE void tiled_exchange_add_peer(Accum& accum, int peer, unsigned long long epoch, int consumer_thread) {
+CUTLASS_DEVICE void tiled_exchange_add_peer(Accum& accum, int peer, unsigned long long epoch, int consumer_thread,
+                                            uint64_t* slot_landed, uint32_t& phase, float4* staging) {
   unsigned long long* const lock = &g_tiled_exchange_locks<Kernel>[peer];
+  constexpr uint32_t kSlotBytes = uint32_t(Kernel::kExchangeSlotFloat4s) * sizeof(float4);
   auto sync = [] { cutlass::arch::NamedBarrier::sync(Kernel::kTileConsumerThreads, kTiledExchangeBarrier); };
+  // Every consumer thread is done with the stages (its WGMMAs, or its reads of the last peer's
+  // slot) before the copy overwrites them.
+  sync();
   if (consumer_thread == 0) {
     while (grid_exchange_load_acquire(lock) != (epoch | kGridExchangeReady)) __nanosleep(32);
+    // The slot was written through the generic proxy; the bulk copy reads it through the async one.
+    asm volatile("fence.proxy.async.global;" ::: "memory");
+    cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(slot_landed, kSlotBytes);
+    cute::SM90_BULK_COPY_G2S::copy(g_tiled_exchange_partials<Kernel> + int64_t(peer) * Kernel::kExchangeSlotFloat4s,
+                                   slot_landed, staging, int32_t(kSlotBytes));
   }
-  sync();
-  float4 const* const slot = g_tiled_exchange_partials<Kernel> + int64_t(peer) * Kernel::kExchangeSlotFloat4s;
-  constexpr int kBatch = 4;  // loads in flight per thread before the adds
-  static_assert(Kernel::kAccumRegisters % (4 * kBatch) == 0, "whole batches");
+  cutlass::arch::ClusterBarrier::wait(slot_landed, phase);
+  phase ^= 1u;
+  // The slot is in shared memory: the peer's lock word is free for its next launch.
+  if (consumer_thread == 0) grid_exchange_store_release(lock, 0ull);
   CUTLASS_PRAGMA_UNROLL
-  for (int v0 = 0; v0 < Kernel::kAccumRegisters; v0 += 4 * kBatch) {
-    float4 q[kBatch];
-    CUTLASS_PRAGMA_UNROLL
-    for (int b = 0; b < kBatch; ++b) {
-      q[b] = __ldcg(&slot[(v0 / 4 + b) * Kernel::kTileConsumerThreads + consumer_thread]);
-    }
-    CUTLASS_PRAGMA_UNROLL
-    for (int b = 0; b < kBatch; ++b) {
-      accum(v0 + 4 * b) += q[b].x;
-      accum(v0 + 4 * b + 1) += q[b].y;
-      accum(v0 + 4 * b + 2) += q[b].z;
-      accum(v0 + 4 * b + 3) += q[b].w;
-    }
-  }
-  sync();  // every thread's loads have returned
-  if (consumer_thread == 0) {
-    __threadfence();
-    grid_exchange_store_release(lock, 0ull);
+  for (int v = 0; v < Kernel::kAccumRegisters; v += 4) {
+    float4 const q = staging[(v / 4) * Kernel::kTileConsumerThreads + consumer_thread];
+    accum(v) += q.x;
+    accum(v + 1) += q.y;
+    accum(v + 2) += q.z;
+    accum(v + 3) += q.w;
   }
 }
 
@@ -261,6 +309,12 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
   order_params.group_size = cutlass::NumThreadsPerWarpGroup;
   typename Kernel::MathOrderBarrier math_order(smem.math_order, order_params);
 
+  if constexpr (Kernel::kGridStreamK) {
+    if (threadIdx.x == 0) {
+      cutlass::arch::ClusterTransactionBarrier::init(&smem.exchange.slot_landed, 1);
+      cutlass::arch::fence_barrier_init();
+    }
+  }
   // Barriers initialised (in every CTA of the cluster) before anyone waits on or signals them.
   if constexpr (Kernel::kClusterSize > 1) {
     cute::cluster_arrive_relaxed();
@@ -294,14 +348,13 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
           sched.tile_coord(tile, m_blk, n_blk);
           Mainloop::load(params.mainloop, pipeline, write_state, m_blk, n_blk, cta_rank, smem.tensors);
         }
-        SwapABStreamKShare const share(params.sk_tiles, 1, grid, k_tiles, 0, cluster_id);
-        for (int64_t pos = share.begin; pos < share.end;) {
-          SwapABSegment const seg = share.segment_at(pos, k_tiles);
+        for (int u = cluster_id; u < params.tail_tiles * params.pieces; u += grid) {
+          int const piece = u / params.tail_tiles;
+          int const k_begin = tiled_piece_k_begin(k_tiles, piece, params.pieces);
           int m_blk, n_blk;
-          sched.tile_coord(params.dp_tiles + seg.unit, m_blk, n_blk);
-          Mainloop::load(params.mainloop, pipeline, write_state, m_blk, n_blk, cta_rank, smem.tensors,
-                         seg.k_begin, seg.k_end - seg.k_begin);
-          pos += seg.k_end - seg.k_begin;
+          sched.tile_coord(params.dp_tiles + u - piece * params.tail_tiles, m_blk, n_blk);
+          Mainloop::load(params.mainloop, pipeline, write_state, m_blk, n_blk, cta_rank, smem.tensors, k_begin,
+                         tiled_piece_k_begin(k_tiles, piece + 1, params.pieces) - k_begin);
         }
       } else {
         for (int tile = cluster_id; tile < total_tiles; tile += num_clusters) {
@@ -363,7 +416,8 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
     if constexpr (Kernel::kGridStreamK) {
       int const grid = int(gridDim.x);
       int const rank = cluster_id;
-      // One unit: k tiles [k_begin, k_end) of `tile`, into a fresh accumulator.
+      uint32_t exchange_phase = 0;  // smem.exchange.slot_landed's
+      // One unit's k_count k tiles into a fresh accumulator.
       auto sweep = [&](auto& accum, int k_count) {
         Mainloop::mma(pipeline, read_state, accum, k_count, consumer_thread, smem.tensors);
         Mainloop::mma_tail(pipeline, read_state, k_count);
@@ -376,31 +430,33 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
         sweep(accum, k_tiles);
         store_tile(accum, m_blk, n_blk);
       }
-      SwapABStreamKShare const share(params.sk_tiles, 1, grid, k_tiles, 0, rank);
-      for (int64_t pos = share.begin; pos < share.end;) {
-        SwapABSegment const seg = share.segment_at(pos, k_tiles);
-        pos += seg.k_end - seg.k_begin;
+      static_assert(sizeof(smem.tensors.b) >= Kernel::kExchangeSlotFloat4s * sizeof(float4),
+                    "a handed-over slot fits in the weight stages");
+      bool const cuts = params.pieces > 1;
+      if (cuts) tiled_exchange_acquire<Kernel>(params.epoch, consumer_thread);
+      for (int u = rank; u < params.tail_tiles * params.pieces; u += grid) {
+        int const piece = u / params.tail_tiles;
+        int const tail_tile = u - piece * params.tail_tiles;
+        int const k_begin = tiled_piece_k_begin(k_tiles, piece, params.pieces);
         Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<Mainloop::kTileM>{}, Int<Mainloop::kGemmTileN>{}));
         static_assert(CUTE_STATIC_V(size(accum)) == Kernel::kAccumRegisters, "the exchange slot's layout");
-        sweep(accum, seg.k_end - seg.k_begin);
-        if (seg.k_begin > 0) {
-          // The tail of a tile an earlier CTA owns: this share's first segment.
-          tiled_exchange_hand_over<Kernel>(accum, rank, params.epoch, consumer_thread);
+        sweep(accum, tiled_piece_k_begin(k_tiles, piece + 1, params.pieces) - k_begin);
+        if (piece < params.pieces - 1) {
+          tiled_exchange_hand_over<Kernel>(accum, u, params.epoch, consumer_thread);
           continue;
         }
-        if (seg.k_end < k_tiles) {
-          // The head of a cut tile: this share's last segment. The tile's other k tiles are the
-          // first segments of the next CTAs whose shares begin inside it.
-          int64_t const owned_last = int64_t(seg.unit + 1) * k_tiles - 1;
-          for (int peer = rank + 1; peer < grid && share.range_begin(peer, grid) <= owned_last; ++peer) {
-            if (share.range_begin(peer, grid) == share.range_begin(peer + 1, grid)) continue;  // empty share
-            tiled_exchange_add_peer<Kernel>(accum, peer, params.epoch, consumer_thread);
-          }
+        // The owning piece: this CTA's last unit (its next, u + grid, would be past P R), so the
+        // weight stages are free to receive the other pieces' slots, added in piece order.
+        float4* const staging = reinterpret_cast<float4*>(smem.tensors.b.data());
+        for (int j = 0; j < piece; ++j) {
+          tiled_exchange_add_peer<Kernel>(accum, j * params.tail_tiles + tail_tile, params.epoch, consumer_thread,
+                                          &smem.exchange.slot_landed, exchange_phase, staging);
         }
         int m_blk, n_blk;
-        cta_tile_coord(params.dp_tiles + seg.unit, m_blk, n_blk);
+        cta_tile_coord(params.dp_tiles + tail_tile, m_blk, n_blk);
         store_tile(accum, m_blk, n_blk);
       }
+      if (cuts) tiled_exchange_release<Kernel>(grid, consumer_thread);
     } else if constexpr (Mainloop::kChunkedPromotion) {
       // Cooperative with promotion: the mainloop runs the tile loop, so that the next tile's
       // first WGMMAs can be issued before this tile's epilogue; consumer 1 promotes half a chunk
@@ -453,7 +509,7 @@ cudaError_t launch_sm90_swiglu_pingpong(SwigluParams const& p, int sm_count, cud
       Sm90StaticPersistentScheduler{(p.m - 1) / (Mainloop::kTileM * Kernel::kClusterM) + 1,
                                     (p.i - 1) / (Mainloop::kTileN * Kernel::kClusterN) + 1,
                                     8 / Kernel::kClusterM},
-      static_cast<Element*>(p.out), p.ld_out, {}, 0, 0, 0};
+      static_cast<Element*>(p.out), p.ld_out, {}, 0, 0, 1, 0};
   if constexpr (Kernel::kTmaStore) {
     params.tma_out = Kernel::TmaStore::make(static_cast<Element*>(p.out), p.m, p.i, p.ld_out);
   }
@@ -474,7 +530,7 @@ cudaError_t launch_sm90_swiglu_pingpong(SwigluParams const& p, int sm_count, cud
     int const tiles = params.scheduler.total_tiles();
     int const k_tiles = Mainloop::k_tiles(params.mainloop);
     int const resident = sm_count > 0 ? sm_count : 1;
-    int grid = tiled_stream_k_ctas(tiles, k_tiles, resident);
+    int grid = tiled_stream_k_ctas(resident);
     char const* forced = std::getenv("TILEGLU_STREAM_K_GRID");
     int const forced_grid = parse_stream_k_grid(forced);
     if (forced_grid > 0) {
@@ -485,10 +541,11 @@ cudaError_t launch_sm90_swiglu_pingpong(SwigluParams const& p, int sm_count, cud
     }
     params.epoch = grid_exchange_next_epoch();
     return launch_cooperative_shrinking(kernel, params, grid, Kernel::kThreads, Kernel::kSmemBytes, stream,
-                                        [tiles](int g, typename Kernel::Params& q) {
-                                          TiledStreamKSplit const split = tiled_stream_k_split(tiles, g);
+                                        [tiles, k_tiles](int g, typename Kernel::Params& q) {
+                                          TiledStreamKSplit const split = tiled_stream_k_split(tiles, k_tiles, g);
                                           q.dp_tiles = split.dp_tiles;
-                                          q.sk_tiles = split.sk_tiles;
+                                          q.tail_tiles = split.tail_tiles;
+                                          q.pieces = split.pieces;
                                         });
   }
 

@@ -1,22 +1,28 @@
-// How the grid stream-K Cooperative tile (the `_gsk` tiled config, sm90_swiglu_pingpong.hpp)
-// lays its output tiles over a grid of one CTA per SM. Pure host code, so the CPU tests check it
-// (tests/cpu/test_stream_k_plan.cpp); the kernel computes the same share on the device.
+// How the split-tail Cooperative tile (the `_gsk` tiled config, sm90_swiglu_pingpong.hpp) lays
+// its output tiles over a grid of one CTA per SM. Pure host code, so the CPU tests check it
+// (tests/cpu/test_stream_k_plan.cpp); the kernel walks the same units on the device.
 //
 // Why: a persistent grid of whole tiles pays for its last, partial wave. The 128 x 2*128
 // Cooperative tile, the H100's best large tile (479-511 TFLOP/s per GHz against the Pingpong
 // 128 x 2*64 tile's 369-389, bench/NOTES.md session 19), leaves the most of a wave idle where
 // tiles are few: qwen2.5-14b at M = 256 is 2 x 108 = 216 tiles, 1.64 waves of 132 (two waves'
-// time), 32B at M = 256 3.27 waves, 72B at M = 100 1.75. cuBLAS picks tiles that fill whole
-// waves (bench/NOTES.md session 8); this fills them by splitting K instead, whatever the shape.
+// time), 32B at M = 256 3.27 waves. cuBLAS picks tiles that fill whole waves (bench/NOTES.md
+// session 8); this fills the last wave by splitting its tiles along K instead.
 //
-// The split (CUTLASS's data-parallel + stream-K hybrid): with T tiles on G CTAs, T = W G + R,
-// 0 < R < G, the first (W - 1) G tiles run whole (CTA r takes tiles r, r + G, ... : the
-// persistent grid's raster, so concurrent tiles still share operands in L2), and the last G + R
-// tiles (all T where W = 0) are one stream-K run over all G CTAs: each CTA an equal share of
-// their k tiles, contiguous in tile-major, k-minor order (SwapABStreamKShare, the swap-AB grid
-// stream-K kernel's share). A share of G + R tiles is 1-2 tiles per CTA, so a tile is cut in at
-// most three pieces and a CTA has at most one cut tile at each end of its share. Where R = 0 the
-// tiles are whole waves and nothing is cut.
+// The split: with T tiles on G CTAs, T = W G + R, the first W G tiles run whole (CTA r takes
+// tiles r, r + G, ...: the persistent grid's raster), and each of the last R tiles is cut into
+// P pieces of K (P in 1..kTiledSplitMaxPieces, the count that fills the rounds best). Unit
+// u = j R + t is piece j of tail tile t, and CTA r takes units r, r + G, ... after its whole
+// tiles, so the units that run at once are one piece index over neighbouring tiles: the same
+// k range of the tiles that share a weight block, read once from DRAM for all of them.
+// (The first version, stream-K proper, gave each CTA a contiguous run of k tiles: neighbouring
+// CTAs then sat at different k offsets of tiles sharing weights, the weights were read from DRAM
+// once per tile, 2.3x the bytes at 14B M = 256, and the kernel took 1.1-2.6x the whole-tile
+// kernel's time on an H100; bench/NOTES.md session 20.)
+// Piece P - 1 (the unit with the highest index, so the last its CTA runs: the next would be
+// u + G >= P R) owns the tile: it waits for pieces 0..P-2, which hand their fp32 partials over
+// through exchange slot j R + t as soon as they are swept, adds them in piece order and stores
+// the tile.
 #pragma once
 
 #include <cstdint>
@@ -25,42 +31,54 @@
 
 namespace tileglu::kernels {
 
-// CTAs of the grid at most: the exchange has a 128 KiB partial slot per CTA in module memory
-// (sm90_swiglu_pingpong.hpp), 16.5 MiB per instantiation at this count. 132 = the SMs of an H100
-// or H200 SXM; a device with more runs a 132-CTA grid.
+// CTAs of the grid at most (132 = the SMs of an H100 or H200 SXM; a device with more runs 132).
 inline constexpr int kTiledStreamKMaxCtas = 132;
-// No more CTAs than leave each this many k tiles (a share shorter than that is mostly its
-// partial's round trip): only grids of fewer tiles than SMs with short K are shrunk.
-inline constexpr int kTiledStreamKMinKTilesPerCta = 4;
+// Pieces per tail tile at most: the exchange's slots, (P - 1) R < (P - 1) G of them at 128 KiB
+// each in module memory (sm90_swiglu_pingpong.hpp), 33 MiB per instantiation at 3.
+inline constexpr int kTiledSplitMaxPieces = 3;
+inline constexpr int kTiledExchangeSlots = (kTiledSplitMaxPieces - 1) * kTiledStreamKMaxCtas;
+// A piece sweeps at least this many k tiles (shorter pieces are mostly their partial's round trip).
+inline constexpr int kTiledSplitMinKTilesPerPiece = 4;
 
-// The grid: every CTA that fits (one per SM, `resident`), at most kTiledStreamKMaxCtas, and no
-// more than tiles x k_tiles / kTiledStreamKMinKTilesPerCta.
-inline int tiled_stream_k_ctas(int64_t tiles, int k_tiles, int64_t resident) {
-  if (tiles <= 0 || k_tiles <= 0) return 1;
-  int64_t g = resident > 0 ? resident : 1;
-  if (g > kTiledStreamKMaxCtas) g = kTiledStreamKMaxCtas;
-  const int64_t by_work = tiles * k_tiles / kTiledStreamKMinKTilesPerCta;
-  if (g > by_work) g = by_work > 0 ? by_work : 1;
-  return int(g);
+// The grid: every CTA that fits (one per SM, `resident`), at most kTiledStreamKMaxCtas.
+inline int tiled_stream_k_ctas(int64_t resident) {
+  if (resident < 1) return 1;
+  return resident < kTiledStreamKMaxCtas ? int(resident) : kTiledStreamKMaxCtas;
 }
 
 struct TiledStreamKSplit {
-  int dp_tiles;  // tiles [0, dp_tiles) run whole, CTA r taking r, r + grid, ...
-  int sk_tiles;  // tiles [dp_tiles, dp_tiles + sk_tiles): one stream-K run over every CTA
+  int dp_tiles;    // tiles [0, dp_tiles) run whole, CTA r taking r, r + grid, ...
+  int tail_tiles;  // tiles [dp_tiles, dp_tiles + tail_tiles), each cut in `pieces`
+  int pieces;      // 1: nothing cut (the tail runs whole)
 };
 
-// The split of `tiles` over a grid of `grid` CTAs (header comment).
-TILEGLU_HOST_DEVICE inline TiledStreamKSplit tiled_stream_k_split(int tiles, int grid) {
-  if (tiles <= 0 || grid <= 0) return TiledStreamKSplit{0, 0};
-  if (tiles % grid == 0) return TiledStreamKSplit{tiles, 0};
-  const int waves = tiles / grid;
-  const int dp = waves >= 1 ? (waves - 1) * grid : 0;
-  return TiledStreamKSplit{dp, tiles - dp};
+// The split of `tiles` of `k_tiles` each over a grid of `grid` CTAs (header comment): the piece
+// count whose rounds of tail units take the least time, ceil(R P / G) / P tiles, fewest pieces on
+// a tie.
+inline TiledStreamKSplit tiled_stream_k_split(int tiles, int k_tiles, int grid) {
+  if (tiles <= 0 || grid <= 0) return TiledStreamKSplit{0, 0, 1};
+  const int tail = tiles % grid;
+  TiledStreamKSplit split{tiles - tail, tail, 1};
+  if (tail == 0) return split;
+  int64_t best_rounds = 1;  // time of P pieces: rounds / P tiles; compare rounds_p * best_p < best_rounds * p
+  for (int p = 2; p <= kTiledSplitMaxPieces && k_tiles / p >= kTiledSplitMinKTilesPerPiece; ++p) {
+    const int64_t rounds = (int64_t(tail) * p + grid - 1) / grid;
+    if (rounds * split.pieces < best_rounds * p) {
+      best_rounds = rounds;
+      split.pieces = p;
+    }
+  }
+  return split;
 }
 
-// TILEGLU_STREAM_K_GRID: a fixed CTA count for the tiled grid stream-K config (clamped to what
-// fits), to test cut tiles shared by many CTAs or none. The count for a decimal
-// 1..kTiledStreamKMaxCtas, 0 for unset or empty, -1 for anything else (the caller warns).
+// Piece j's k tiles of a tail tile: [k_tiles j / P, k_tiles (j + 1) / P).
+TILEGLU_HOST_DEVICE inline int tiled_piece_k_begin(int k_tiles, int piece, int pieces) {
+  return int(int64_t(k_tiles) * piece / pieces);
+}
+
+// TILEGLU_STREAM_K_GRID: a fixed CTA count for the split-tail config (clamped to what fits), to
+// test other splits. The count for a decimal 1..kTiledStreamKMaxCtas, 0 for unset or empty, -1
+// for anything else (the caller warns).
 inline int parse_stream_k_grid(const char* value) {
   if (value == nullptr || value[0] == '\0') return 0;
   const int n = parse_decimal_at_most(value, kTiledStreamKMaxCtas);

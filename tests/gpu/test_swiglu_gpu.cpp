@@ -199,14 +199,15 @@ TEST_P(SwigluGpu, MatchesReference) {
   }
   const bool tiled_grid_stream_k = config == "k2_coop_128x128x64_s4_tma_gsk";
   if (tiled_grid_stream_k) {
-    // 9 x 33 = 297 tiles of 18 k tiles: on 132 CTAs one wave whole and 165 tiles streamed; a
-    // ragged last tile row and a partial last column tile.
+    // 9 x 33 = 297 tiles of 18 k tiles: on 132 CTAs two waves whole and 33 tiles cut in 3 pieces
+    // (on 5 CTAs 2 tiles, two rounds of pieces; on 37 one tile); a ragged last tile row and a
+    // partial last column tile.
     shapes.push_back(Shape{1100, 1096, 4104});
   }
   // The stream-K configs run every cluster size (TILEGLU_SWAPAB_SPLITS) besides their own choice;
   // the grid stream-K ones grids of 1 CTA (nothing cut), 5 and 37 (units cut across two or
   // three CTAs) and 160 (short shares: one unit over many CTAs, empty shares on the smallest
-  // shapes), through TILEGLU_SWAPAB_GRID. The tiled grid stream-K config: grids of 1, 5 and 37
+  // shapes), through TILEGLU_SWAPAB_GRID. The split-tail Cooperative config: grids of 1, 5 and 37
   // CTAs and 132 (the default's count on an H100/H200), through TILEGLU_STREAM_K_GRID.
   auto ends_with = [&](const char* tail) {
     const size_t n = std::strlen(tail);
@@ -480,8 +481,8 @@ TEST(SwigluGpuGridStreamK, ConcurrentStreamsAndGraphReplay) {
 
 TEST(SwigluGpuGridStreamK, TiledConcurrentStreamsAndGraphReplay) {
   if (!have_sm90()) GTEST_SKIP() << "needs an sm_90 GPU (H100/H200); none on this machine";
-  // 3 x 33 = 99 tiles of 33 k tiles on 30 CTAs: two waves whole, 39 tiles streamed (42.9 k tiles
-  // per CTA); four such grids (one CTA per SM) are resident at once.
+  // 3 x 33 = 99 tiles of 33 k tiles on 30 CTAs: three waves whole, 9 tiles cut in 3 pieces; four
+  // such grids (one CTA per SM) fit at once, and take the exchange in turn.
   run_concurrent_streams_and_graph_replay("k2_coop_128x128x64_s4_tma_gsk", "TILEGLU_STREAM_K_GRID",
                                           Shape{300, 2056, 4104});
 }
