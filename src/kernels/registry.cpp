@@ -26,7 +26,7 @@ TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_s6_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x64x64_s8_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x128x64_s4_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_s4_tma)
-TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_s4_tma_gsk)
+TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_s4_tma_split)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_c2_s6_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_c2_s4_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_m2_s6_tma)
@@ -279,10 +279,10 @@ const KernelEntry kRegistry[] = {
      kernels::launch_k2_swapab_coop_c128_n128_s4_bf16, kernels::launch_k2_swapab_coop_c128_n128_s4_fp16},
     // The Cooperative 128x128 TMA-store tile on a grid of one CTA per SM, each tile of the last,
     // partial wave cut in up to 3 pieces of K spread over every CTA, the pieces summed through
-    // global memory (stream_k_plan.h): for the shapes whose tiles leave a partial last wave (14B
+    // global memory (split_tail_plan.h): for the shapes whose tiles leave a partial last wave (14B
     // and 32B at M = 256: 1.64 and 3.27 waves). Tuner-only until measured.
-    {{"k2_coop_128x128x64_s4_tma_gsk", 2, 128, 128, 64, 4, 1, 1, 0, 1, false, false},
-     kernels::launch_k2_coop_128x128x64_s4_tma_gsk_bf16, kernels::launch_k2_coop_128x128x64_s4_tma_gsk_fp16},
+    {{"k2_coop_128x128x64_s4_tma_split", 2, 128, 128, 64, 4, 1, 1, 0, 1, false, false},
+     kernels::launch_k2_coop_128x128x64_s4_tma_split_bf16, kernels::launch_k2_coop_128x128x64_s4_tma_split_fp16},
 };
 }  // namespace
 

@@ -1,6 +1,6 @@
 // The hand-over of fp32 partial sums between the CTAs of one grid through global memory, shared by
 // the grid stream-K kernels (the swap-AB decode kernel's `_gsk` configs, sm90_swiglu_swapab.hpp,
-// and the Cooperative tile's `_gsk` config, sm90_swiglu_pingpong.hpp).
+// and the split-tail Cooperative tile, sm90_swiglu_pingpong.hpp).
 //
 // Why module memory and lock words tagged per launch: the C API takes no workspace, and a launch
 // must neither allocate (stream capture) nor assume it runs alone. Each kernel instantiation owns

@@ -38,9 +38,9 @@
 // Register split: the producer gives registers back (setmaxnreg 40) so each consumer can
 // hold 232; a 128 x 128 fp32 accumulator costs 128 of them per thread.
 //
-// Split tail (kGridStreamK, Cooperative only, the `_gsk` config): a grid of one CTA per SM runs
+// Split tail (kSplitTail, Cooperative only, the `_split` config): a grid of one CTA per SM runs
 // the whole waves' tiles whole and cuts each tile of the last, partial wave into pieces of K
-// spread over every CTA (stream_k_plan.h says which and why), so no SM idles through that wave.
+// spread over every CTA (split_tail_plan.h says which and why), so no SM idles through that wave.
 // The last piece of a tile owns it: the other pieces hand their fp32 partials over through slots
 // in module memory as soon as they are swept (sm90_grid_exchange.hpp's protocol), and the owner
 // adds them in piece order (deterministic) and stores the tile. The launch is cooperative: owners
@@ -62,7 +62,7 @@
 #include "sm90_swiglu_epilogue.hpp"
 #include "sm90_swiglu_mainloop_tma_gmma_ws.hpp"
 #include "sm90_tile_scheduler.hpp"
-#include "stream_k_plan.h"
+#include "split_tail_plan.h"
 #include "swiglu_params.h"
 
 namespace tileglu::kernels {
@@ -70,7 +70,7 @@ namespace tileglu::kernels {
 template <class Element_, int kTileM, int kTileN, int kTileK, int kStages, int kClusterN_,
           int kPromoteKTiles = 0, bool kSplitAccumulators = false, bool kOverlapEpilogue_ = true,
           bool kCooperative_ = false, bool kTmaStore_ = false, bool kSequential_ = false,
-          int kClusterM_ = 1, bool kGridStreamK_ = false>
+          int kClusterM_ = 1, bool kSplitTail_ = false>
 struct Sm90SwigluPingpong {
   using Element = Element_;
   static constexpr int kClusterN = kClusterN_;  // cluster extent along N (X multicast)
@@ -90,10 +90,10 @@ struct Sm90SwigluPingpong {
   // epilogue then multiplies only (MulActivated).
   static constexpr bool kSequential = kSequential_;
   static_assert(!kSequential || !kCooperative, "the sequential sweeps are a Pingpong ablation");
-  // Grid stream-K (header comment): the Cooperative schedule without promotion or clusters.
-  static constexpr bool kGridStreamK = kGridStreamK_;
-  static_assert(!kGridStreamK || (kCooperative && kPromoteKTiles == 0 && kClusterM * kClusterN == 1),
-                "grid stream-K is a variant of the unclustered, unpromoted Cooperative tile");
+  // Split tail (header comment): the Cooperative schedule without promotion or clusters.
+  static constexpr bool kSplitTail = kSplitTail_;
+  static_assert(!kSplitTail || (kCooperative && kPromoteKTiles == 0 && kClusterM * kClusterN == 1),
+                "the split tail is a variant of the unclustered, unpromoted Cooperative tile");
   using Mainloop = Sm90SwigluMainloop<Element, kTileM, kTileN, kTileK, kStages, kClusterN,
                                         kPromoteKTiles, kSplitAccumulators, kCooperative ? 2 : 1,
                                         kSequential, kClusterM>;
@@ -121,7 +121,7 @@ struct Sm90SwigluPingpong {
   static constexpr int kAccumRegisters =
       kTileM * 2 * kTileN / kTileConsumerThreads * (kPromoteKTiles > 0 ? 2 : 1);
   static_assert(kAccumRegisters <= 160, "accumulators must leave registers for the epilogue");
-  // Grid stream-K: one partial (the tile's accumulators) per exchange slot, float4 (v / 4) of
+  // Split tail: one partial (the tile's accumulators) per exchange slot, float4 (v / 4) of
   // consumer thread t at [v / 4][t], so the consumers' stores and loads are coalesced.
   static constexpr int kExchangeSlotFloat4s = kAccumRegisters / 4 * kTileConsumerThreads;
 
@@ -129,8 +129,8 @@ struct Sm90SwigluPingpong {
     alignas(1024) cute::array_aligned<Element, TmaStore::kBufferElems * (kOutBuffers > 0 ? kOutBuffers : 1), 1024> buffers;
   };
   struct NoOutStorage {};
-  // Grid stream-K: the barrier on which an owner waits for a peer's slot, copied by one bulk
-  // copy into the weight stages (free by then: the owned segment is the CTA's last unit).
+  // Split tail: the barrier on which an owning piece waits for another piece's slot, copied by
+  // one bulk copy into the weight stages (free by then: the owning piece is its CTA's last unit).
   struct ExchangeStorage {
     cutlass::arch::ClusterTransactionBarrier::ValueType slot_landed;
   };
@@ -140,7 +140,7 @@ struct Sm90SwigluPingpong {
     cute::conditional_t<kTmaStore, OutStorage, NoOutStorage> out;
     typename Pipeline::SharedStorage pipeline;
     typename MathOrderBarrier::SharedStorage math_order;
-    cute::conditional_t<kGridStreamK, ExchangeStorage, NoExchangeStorage> exchange;
+    cute::conditional_t<kSplitTail, ExchangeStorage, NoExchangeStorage> exchange;
   };
   // Dynamic smem is only guaranteed 16-byte aligned; the swizzled tiles need 1024.
   static constexpr int kSmemBytes = int(sizeof(SharedStorage)) + 1024;
@@ -152,7 +152,7 @@ struct Sm90SwigluPingpong {
     Element* out;
     int64_t ld_out;
     typename TmaStore::Tma tma_out;  // built and used only when kTmaStore
-    // kGridStreamK (stream_k_plan.h): tiles [0, dp_tiles) whole, the next tail_tiles cut in
+    // kSplitTail (split_tail_plan.h): tiles [0, dp_tiles) whole, the next tail_tiles cut in
     // `pieces`; this launch's tag in the exchange's lock words (grid_exchange_next_epoch).
     int dp_tiles;
     int tail_tiles;
@@ -161,33 +161,33 @@ struct Sm90SwigluPingpong {
   };
 };
 
-// The split-tail exchange (kGridStreamK): a slot and a lock word per handed-over piece (piece j
+// The split-tail exchange (kSplitTail): a slot and a lock word per handed-over piece (piece j
 // < P - 1 of tail tile t: slot j R + t). Module memory, zero at load: no allocation under stream
 // capture, no workspace argument; a launch leaves every lock word it took at zero. Per kernel
 // instantiation (dtype).
 template <class Kernel>
-__device__ float4 g_tiled_exchange_partials[kTiledExchangeSlots * Kernel::kExchangeSlotFloat4s];
+__device__ float4 g_split_tail_exchange_partials[kSplitTailExchangeSlots * Kernel::kExchangeSlotFloat4s];
 template <class Kernel>
-__device__ unsigned long long g_tiled_exchange_locks[kTiledExchangeSlots];
+__device__ unsigned long long g_split_tail_exchange_locks[kSplitTailExchangeSlots];
 // The exchange is one launch's at a time: its holder's epoch (0: free), and how many of the
 // holder's CTAs are done with it. Why whole: with per-slot locks alone, two launches on two
 // streams can each hold a slot the other's owner needs (launch A's piece took slot 1 and waits
 // for slot 2, B's the reverse) and wait on each other for ever. A launch's CTAs are all resident
 // (cooperative), so the holder always finishes and a waiting launch only waits.
 template <class Kernel>
-__device__ unsigned long long g_tiled_exchange_holder;
+__device__ unsigned long long g_split_tail_exchange_holder;
 template <class Kernel>
-__device__ unsigned int g_tiled_exchange_done;
+__device__ unsigned int g_split_tail_exchange_done;
 // The two consumer warpgroups of a Cooperative tile, among themselves (CUTLASS user named barrier
 // ids: 0 and 1 are the epilogue's TMA-store barriers).
-inline constexpr int kTiledExchangeBarrier = 2;
+inline constexpr int kSplitTailExchangeBarrier = 2;
 
 // Every consumer thread of a CTA of a launch that cuts tiles, before its first tail unit: the
 // exchange becomes this launch's (or already is).
 template <class Kernel>
-CUTLASS_DEVICE void tiled_exchange_acquire(unsigned long long epoch, int consumer_thread) {
+CUTLASS_DEVICE void split_tail_exchange_acquire(unsigned long long epoch, int consumer_thread) {
   if (consumer_thread == 0) {
-    unsigned long long* const holder = &g_tiled_exchange_holder<Kernel>;
+    unsigned long long* const holder = &g_split_tail_exchange_holder<Kernel>;
     for (;;) {
       unsigned long long const v = grid_exchange_load_acquire(holder);
       if (v == epoch) break;
@@ -196,19 +196,19 @@ CUTLASS_DEVICE void tiled_exchange_acquire(unsigned long long epoch, int consume
     }
     __threadfence();
   }
-  cutlass::arch::NamedBarrier::sync(Kernel::kTileConsumerThreads, kTiledExchangeBarrier);
+  cutlass::arch::NamedBarrier::sync(Kernel::kTileConsumerThreads, kSplitTailExchangeBarrier);
 }
 
 // After a CTA's last tail unit: the last of the launch's `grid` CTAs to get here frees the exchange.
 template <class Kernel>
-CUTLASS_DEVICE void tiled_exchange_release(int grid, int consumer_thread) {
-  cutlass::arch::NamedBarrier::sync(Kernel::kTileConsumerThreads, kTiledExchangeBarrier);
+CUTLASS_DEVICE void split_tail_exchange_release(int grid, int consumer_thread) {
+  cutlass::arch::NamedBarrier::sync(Kernel::kTileConsumerThreads, kSplitTailExchangeBarrier);
   if (consumer_thread == 0) {
     __threadfence();
-    if (atomicAdd(&g_tiled_exchange_done<Kernel>, 1u) == unsigned(grid) - 1u) {
-      atomicExch(&g_tiled_exchange_done<Kernel>, 0u);
+    if (atomicAdd(&g_split_tail_exchange_done<Kernel>, 1u) == unsigned(grid) - 1u) {
+      atomicExch(&g_split_tail_exchange_done<Kernel>, 0u);
       __threadfence();
-      grid_exchange_store_release(&g_tiled_exchange_holder<Kernel>, 0ull);
+      grid_exchange_store_release(&g_split_tail_exchange_holder<Kernel>, 0ull);
     }
   }
 }
@@ -216,17 +216,17 @@ CUTLASS_DEVICE void tiled_exchange_release(int grid, int consumer_thread) {
 // A piece that does not own its tile hands its partial (`accum`) over through slot `slot`.
 // `consumer_thread` 0..255.
 template <class Kernel, class Accum>
-CUTLASS_DEVICE void tiled_exchange_hand_over(Accum const& accum, int slot_index, unsigned long long epoch,
+CUTLASS_DEVICE void split_tail_exchange_hand_over(Accum const& accum, int slot_index, unsigned long long epoch,
                                              int consumer_thread) {
-  unsigned long long* const lock = &g_tiled_exchange_locks<Kernel>[slot_index];
-  auto sync = [] { cutlass::arch::NamedBarrier::sync(Kernel::kTileConsumerThreads, kTiledExchangeBarrier); };
+  unsigned long long* const lock = &g_split_tail_exchange_locks<Kernel>[slot_index];
+  auto sync = [] { cutlass::arch::NamedBarrier::sync(Kernel::kTileConsumerThreads, kSplitTailExchangeBarrier); };
   if (consumer_thread == 0) {
     // Another launch's owner may still be reading the slot.
     while (atomicCAS(lock, 0ull, epoch) != 0ull) __nanosleep(64);
     __threadfence();
   }
   sync();
-  float4* const slot = g_tiled_exchange_partials<Kernel> + int64_t(slot_index) * Kernel::kExchangeSlotFloat4s;
+  float4* const slot = g_split_tail_exchange_partials<Kernel> + int64_t(slot_index) * Kernel::kExchangeSlotFloat4s;
   CUTLASS_PRAGMA_UNROLL
   for (int v = 0; v < Kernel::kAccumRegisters; v += 4) {
     __stcg(&slot[(v / 4) * Kernel::kTileConsumerThreads + consumer_thread],
@@ -244,11 +244,11 @@ CUTLASS_DEVICE void tiled_exchange_hand_over(Accum const& accum, int slot_index,
 // hold a slot (static_assert at the caller) and are free at the owner's last unit; `phase`: the
 // barrier's, flipped per peer.
 template <class Kernel, class Accum>
-CUTLASS_DEVICE void tiled_exchange_add_peer(Accum& accum, int peer, unsigned long long epoch, int consumer_thread,
+CUTLASS_DEVICE void split_tail_exchange_add_peer(Accum& accum, int peer, unsigned long long epoch, int consumer_thread,
                                             uint64_t* slot_landed, uint32_t& phase, float4* staging) {
-  unsigned long long* const lock = &g_tiled_exchange_locks<Kernel>[peer];
+  unsigned long long* const lock = &g_split_tail_exchange_locks<Kernel>[peer];
   constexpr uint32_t kSlotBytes = uint32_t(Kernel::kExchangeSlotFloat4s) * sizeof(float4);
-  auto sync = [] { cutlass::arch::NamedBarrier::sync(Kernel::kTileConsumerThreads, kTiledExchangeBarrier); };
+  auto sync = [] { cutlass::arch::NamedBarrier::sync(Kernel::kTileConsumerThreads, kSplitTailExchangeBarrier); };
   // Every consumer thread is done with the stages (its WGMMAs, or its reads of the last peer's
   // slot) before the copy overwrites them.
   sync();
@@ -257,7 +257,7 @@ CUTLASS_DEVICE void tiled_exchange_add_peer(Accum& accum, int peer, unsigned lon
     // The slot was written through the generic proxy; the bulk copy reads it through the async one.
     asm volatile("fence.proxy.async.global;" ::: "memory");
     cutlass::arch::ClusterTransactionBarrier::arrive_and_expect_tx(slot_landed, kSlotBytes);
-    cute::SM90_BULK_COPY_G2S::copy(g_tiled_exchange_partials<Kernel> + int64_t(peer) * Kernel::kExchangeSlotFloat4s,
+    cute::SM90_BULK_COPY_G2S::copy(g_split_tail_exchange_partials<Kernel> + int64_t(peer) * Kernel::kExchangeSlotFloat4s,
                                    slot_landed, staging, int32_t(kSlotBytes));
   }
   cutlass::arch::ClusterBarrier::wait(slot_landed, phase);
@@ -309,7 +309,7 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
   order_params.group_size = cutlass::NumThreadsPerWarpGroup;
   typename Kernel::MathOrderBarrier math_order(smem.math_order, order_params);
 
-  if constexpr (Kernel::kGridStreamK) {
+  if constexpr (Kernel::kSplitTail) {
     if (threadIdx.x == 0) {
       cutlass::arch::ClusterTransactionBarrier::init(&smem.exchange.slot_landed, 1);
       cutlass::arch::fence_barrier_init();
@@ -340,7 +340,7 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
     cutlass::arch::warpgroup_reg_dealloc<Kernel::kProducerRegisters>();
     if (warp_in_group == 0 && cute::elect_one_sync()) {
       PipelineState write_state = cutlass::make_producer_start_state<Pipeline>();
-      if constexpr (Kernel::kGridStreamK) {
+      if constexpr (Kernel::kSplitTail) {
         // The same units in the same order as the consumers below.
         int const grid = int(gridDim.x);
         for (int tile = cluster_id; tile < params.dp_tiles; tile += grid) {
@@ -350,11 +350,11 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
         }
         for (int u = cluster_id; u < params.tail_tiles * params.pieces; u += grid) {
           int const piece = u / params.tail_tiles;
-          int const k_begin = tiled_piece_k_begin(k_tiles, piece, params.pieces);
+          int const k_begin = split_tail_piece_k_begin(k_tiles, piece, params.pieces);
           int m_blk, n_blk;
           sched.tile_coord(params.dp_tiles + u - piece * params.tail_tiles, m_blk, n_blk);
           Mainloop::load(params.mainloop, pipeline, write_state, m_blk, n_blk, cta_rank, smem.tensors, k_begin,
-                         tiled_piece_k_begin(k_tiles, piece + 1, params.pieces) - k_begin);
+                         split_tail_piece_k_begin(k_tiles, piece + 1, params.pieces) - k_begin);
         }
       } else {
         for (int tile = cluster_id; tile < total_tiles; tile += num_clusters) {
@@ -413,7 +413,7 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
       n_blk = n_blk * Kernel::kClusterN + cta_n;
     };
 
-    if constexpr (Kernel::kGridStreamK) {
+    if constexpr (Kernel::kSplitTail) {
       int const grid = int(gridDim.x);
       int const rank = cluster_id;
       uint32_t exchange_phase = 0;  // smem.exchange.slot_landed's
@@ -433,30 +433,30 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
       static_assert(sizeof(smem.tensors.b) >= Kernel::kExchangeSlotFloat4s * sizeof(float4),
                     "a handed-over slot fits in the weight stages");
       bool const cuts = params.pieces > 1;
-      if (cuts) tiled_exchange_acquire<Kernel>(params.epoch, consumer_thread);
+      if (cuts) split_tail_exchange_acquire<Kernel>(params.epoch, consumer_thread);
       for (int u = rank; u < params.tail_tiles * params.pieces; u += grid) {
         int const piece = u / params.tail_tiles;
         int const tail_tile = u - piece * params.tail_tiles;
-        int const k_begin = tiled_piece_k_begin(k_tiles, piece, params.pieces);
+        int const k_begin = split_tail_piece_k_begin(k_tiles, piece, params.pieces);
         Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<Mainloop::kTileM>{}, Int<Mainloop::kGemmTileN>{}));
         static_assert(CUTE_STATIC_V(size(accum)) == Kernel::kAccumRegisters, "the exchange slot's layout");
-        sweep(accum, tiled_piece_k_begin(k_tiles, piece + 1, params.pieces) - k_begin);
+        sweep(accum, split_tail_piece_k_begin(k_tiles, piece + 1, params.pieces) - k_begin);
         if (piece < params.pieces - 1) {
-          tiled_exchange_hand_over<Kernel>(accum, u, params.epoch, consumer_thread);
+          split_tail_exchange_hand_over<Kernel>(accum, u, params.epoch, consumer_thread);
           continue;
         }
         // The owning piece: this CTA's last unit (its next, u + grid, would be past P R), so the
         // weight stages are free to receive the other pieces' slots, added in piece order.
         float4* const staging = reinterpret_cast<float4*>(smem.tensors.b.data());
         for (int j = 0; j < piece; ++j) {
-          tiled_exchange_add_peer<Kernel>(accum, j * params.tail_tiles + tail_tile, params.epoch, consumer_thread,
+          split_tail_exchange_add_peer<Kernel>(accum, j * params.tail_tiles + tail_tile, params.epoch, consumer_thread,
                                           &smem.exchange.slot_landed, exchange_phase, staging);
         }
         int m_blk, n_blk;
         cta_tile_coord(params.dp_tiles + tail_tile, m_blk, n_blk);
         store_tile(accum, m_blk, n_blk);
       }
-      if (cuts) tiled_exchange_release<Kernel>(grid, consumer_thread);
+      if (cuts) split_tail_exchange_release<Kernel>(grid, consumer_thread);
     } else if constexpr (Mainloop::kChunkedPromotion) {
       // Cooperative with promotion: the mainloop runs the tile loop, so that the next tile's
       // first WGMMAs can be issued before this tile's epilogue; consumer 1 promotes half a chunk
@@ -524,25 +524,25 @@ cudaError_t launch_sm90_swiglu_pingpong(SwigluParams const& p, int sm_count, cud
   cudaError_t err = opt_in_shared_memory_once<Kernel>(kernel, Kernel::kSmemBytes);
   if (err != cudaSuccess) return err;
 
-  if constexpr (Kernel::kGridStreamK) {
-    // One CTA per SM (the tile's shared memory allows no more), or TILEGLU_STREAM_K_GRID's count
+  if constexpr (Kernel::kSplitTail) {
+    // One CTA per SM (the tile's shared memory allows no more), or TILEGLU_SPLIT_TAIL_GRID's count
     // within that; cooperative, with the split refitted to a smaller grid if the context refuses.
     int const tiles = params.scheduler.total_tiles();
     int const k_tiles = Mainloop::k_tiles(params.mainloop);
     int const resident = sm_count > 0 ? sm_count : 1;
-    int grid = tiled_stream_k_ctas(resident);
-    char const* forced = std::getenv("TILEGLU_STREAM_K_GRID");
-    int const forced_grid = parse_stream_k_grid(forced);
+    int grid = split_tail_ctas(resident);
+    char const* forced = std::getenv("TILEGLU_SPLIT_TAIL_GRID");
+    int const forced_grid = parse_split_tail_grid(forced);
     if (forced_grid > 0) {
       grid = forced_grid < resident ? forced_grid : resident;
     } else if (forced_grid < 0) {
-      std::fprintf(stderr, "tileglu: warning: TILEGLU_STREAM_K_GRID=%s is not 1-%d; the plan decides\n", forced,
-                   kTiledStreamKMaxCtas);
+      std::fprintf(stderr, "tileglu: warning: TILEGLU_SPLIT_TAIL_GRID=%s is not 1-%d; the plan decides\n", forced,
+                   kSplitTailMaxCtas);
     }
     params.epoch = grid_exchange_next_epoch();
     return launch_cooperative_shrinking(kernel, params, grid, Kernel::kThreads, Kernel::kSmemBytes, stream,
                                         [tiles, k_tiles](int g, typename Kernel::Params& q) {
-                                          TiledStreamKSplit const split = tiled_stream_k_split(tiles, k_tiles, g);
+                                          SplitTailPlan const split = split_tail_plan(tiles, k_tiles, g);
                                           q.dp_tiles = split.dp_tiles;
                                           q.tail_tiles = split.tail_tiles;
                                           q.pieces = split.pieces;

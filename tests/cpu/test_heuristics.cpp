@@ -83,7 +83,7 @@ const KernelEntry kEntries[] = {
     {{"k2_swapab_coop_c96_n224_s4", 2, 224, 96, 64, 4, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k2_swapab_coop_c96_n256_s4", 2, 256, 96, 64, 4, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k2_swapab_coop_c128_n128_s4", 2, 128, 128, 64, 4, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
-    {{"k2_coop_128x128x64_s4_tma_gsk", 2, 128, 128, 64, 4, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
+    {{"k2_coop_128x128x64_s4_tma_split", 2, 128, 128, 64, 4, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
 };
 constexpr int kEntryCount = 61;
 constexpr int kS6 = 0;        // 128x64

@@ -197,8 +197,8 @@ TEST_P(SwigluGpu, MatchesReference) {
     // more k tiles (18) than stages: the case the consumers' ordering barrier exists for.
     shapes.push_back(Shape{1100, 1096, 4104});
   }
-  const bool tiled_grid_stream_k = config == "k2_coop_128x128x64_s4_tma_gsk";
-  if (tiled_grid_stream_k) {
+  const bool split_tail = config == "k2_coop_128x128x64_s4_tma_split";
+  if (split_tail) {
     // 9 x 33 = 297 tiles of 18 k tiles: on 132 CTAs two waves whole and 33 tiles cut in 3 pieces
     // (on 5 CTAs 2 tiles, two rounds of pieces; on 37 one tile); a ragged last tile row and a
     // partial last column tile.
@@ -208,19 +208,19 @@ TEST_P(SwigluGpu, MatchesReference) {
   // the grid stream-K ones grids of 1 CTA (nothing cut), 5 and 37 (units cut across two or
   // three CTAs) and 160 (short shares: one unit over many CTAs, empty shares on the smallest
   // shapes), through TILEGLU_SWAPAB_GRID. The split-tail Cooperative config: grids of 1, 5 and 37
-  // CTAs and 132 (the default's count on an H100/H200), through TILEGLU_STREAM_K_GRID.
+  // CTAs and 132 (the default's count on an H100/H200), through TILEGLU_SPLIT_TAIL_GRID.
   auto ends_with = [&](const char* tail) {
     const size_t n = std::strlen(tail);
     return config.size() > n && config.compare(config.size() - n, n, tail) == 0;
   };
   const bool stream_k = ends_with("_sk") && !ends_with("_gsk");
   const bool grid_stream_k = ends_with("_gsk");
-  const char* const split_variable = tiled_grid_stream_k ? "TILEGLU_STREAM_K_GRID"
+  const char* const split_variable = split_tail ? "TILEGLU_SPLIT_TAIL_GRID"
                                     : grid_stream_k       ? "TILEGLU_SWAPAB_GRID"
                                                           : "TILEGLU_SWAPAB_SPLITS";
   const std::vector<std::string> split_settings =
       stream_k              ? std::vector<std::string>{"", "2", "3", "4"}
-      : tiled_grid_stream_k ? std::vector<std::string>{"", "1", "5", "37", "132"}
+      : split_tail ? std::vector<std::string>{"", "1", "5", "37", "132"}
       : grid_stream_k       ? std::vector<std::string>{"", "1", "5", "37", "160"}
                             : std::vector<std::string>{""};
   for (const std::string& splits : split_settings) {
@@ -275,7 +275,7 @@ TEST_P(SwigluGpu, MatchesReference) {
   }
   unsetenv("TILEGLU_SWAPAB_SPLITS");
   unsetenv("TILEGLU_SWAPAB_GRID");
-  unsetenv("TILEGLU_STREAM_K_GRID");
+  unsetenv("TILEGLU_SPLIT_TAIL_GRID");
   unsetenv("TILEGLU_FORCE_CONFIG");
 }
 
@@ -299,7 +299,7 @@ INSTANTIATE_TEST_SUITE_P(
                                      "k2_pingpong_128x64x64_s6_tma", "k2_pingpong_64x64x64_s8_tma",
                                      "k2_pingpong_64x128x64_s4_tma", "k2_coop_128x128x64_s4_tma",
                                      // The same Cooperative tile on the grid stream-K schedule.
-                                     "k2_coop_128x128x64_s4_tma_gsk",
+                                     "k2_coop_128x128x64_s4_tma_split",
                                      "k2_pingpong_128x64x64_c2_s6_tma", "k2_coop_128x128x64_c2_s4_tma",
                                      // Weight multicast (2x1 and 2x2 clusters).
                                      "k2_pingpong_128x64x64_m2_s6_tma", "k2_coop_128x128x64_m2_s4_tma",
@@ -479,11 +479,11 @@ TEST(SwigluGpuGridStreamK, ConcurrentStreamsAndGraphReplay) {
   run_concurrent_streams_and_graph_replay("k2_swapab_n16_s11_gsk", "TILEGLU_SWAPAB_GRID", Shape{16, 2056, 4864});
 }
 
-TEST(SwigluGpuGridStreamK, TiledConcurrentStreamsAndGraphReplay) {
+TEST(SwigluGpuGridStreamK, SplitTailConcurrentStreamsAndGraphReplay) {
   if (!have_sm90()) GTEST_SKIP() << "needs an sm_90 GPU (H100/H200); none on this machine";
   // 3 x 33 = 99 tiles of 33 k tiles on 30 CTAs: three waves whole, 9 tiles cut in 3 pieces; four
   // such grids (one CTA per SM) fit at once, and take the exchange in turn.
-  run_concurrent_streams_and_graph_replay("k2_coop_128x128x64_s4_tma_gsk", "TILEGLU_STREAM_K_GRID",
+  run_concurrent_streams_and_graph_replay("k2_coop_128x128x64_s4_tma_split", "TILEGLU_SPLIT_TAIL_GRID",
                                           Shape{300, 2056, 4104});
 }
 

@@ -1,4 +1,4 @@
-// The split-tail Cooperative tile's plan (src/kernels/stream_k_plan.h): the grid, the split into
+// The split-tail Cooperative tile's plan (src/kernels/split_tail_plan.h): the grid, the split into
 // whole and cut tiles on the Qwen shapes it is for, and, walking every CTA's units as the kernel
 // does, that every (tile, k tile) is computed exactly once, that each cut tile's owning piece is
 // its CTA's last unit (so the weight stages are free for the other pieces' slots), that every
@@ -8,65 +8,65 @@
 
 #include <vector>
 
-#include "kernels/stream_k_plan.h"
+#include "kernels/split_tail_plan.h"
 
 namespace tileglu {
 namespace kernels {
 namespace {
 
-TEST(TiledStreamKPlan, QwenShapesAndGrid) {
+TEST(SplitTailPlan, QwenShapesAndGrid) {
   // qwen2.5-14b M = 256: 216 tiles of 80 k tiles on 132 SMs: one wave whole, 84 tiles cut in 3
   // (252 pieces, two rounds of a third of a tile: 1.67 tiles' time against 2).
-  TiledStreamKSplit s = tiled_stream_k_split(216, 80, 132);
+  SplitTailPlan s = split_tail_plan(216, 80, 132);
   EXPECT_EQ(s.dp_tiles, 132);
   EXPECT_EQ(s.tail_tiles, 84);
   EXPECT_EQ(s.pieces, 3);
   // qwen2.5-32b M = 256: 432 tiles, three waves whole, 36 tiles in 3 (one round of a third).
-  s = tiled_stream_k_split(432, 80, 132);
+  s = split_tail_plan(432, 80, 132);
   EXPECT_EQ(s.dp_tiles, 396);
   EXPECT_EQ(s.tail_tiles, 36);
   EXPECT_EQ(s.pieces, 3);
   // 100 tail tiles: 2 pieces take two rounds of a half (no better than whole), 3 three of a
   // third: nothing gains, so nothing is cut.
-  s = tiled_stream_k_split(232, 80, 132);
+  s = split_tail_plan(232, 80, 132);
   EXPECT_EQ(s.tail_tiles, 100);
   EXPECT_EQ(s.pieces, 1);
   // Whole waves: nothing cut.
-  s = tiled_stream_k_split(264, 80, 132);
+  s = split_tail_plan(264, 80, 132);
   EXPECT_EQ(s.dp_tiles, 264);
   EXPECT_EQ(s.tail_tiles, 0);
   EXPECT_EQ(s.pieces, 1);
-  // Fewer tiles than CTAs: all in the tail; pieces no shorter than kTiledSplitMinKTilesPerPiece.
-  s = tiled_stream_k_split(38, 14, 132);
+  // Fewer tiles than CTAs: all in the tail; pieces no shorter than kSplitTailMinKTilesPerPiece.
+  s = split_tail_plan(38, 14, 132);
   EXPECT_EQ(s.dp_tiles, 0);
   EXPECT_EQ(s.tail_tiles, 38);
   EXPECT_EQ(s.pieces, 3);
-  EXPECT_EQ(tiled_stream_k_split(38, 7, 132).pieces, 1);  // 3 or 4 k tiles a piece: too short
-  EXPECT_EQ(tiled_stream_k_split(38, 8, 132).pieces, 2);
-  EXPECT_EQ(tiled_stream_k_ctas(132), 132);
-  EXPECT_EQ(tiled_stream_k_ctas(144), kTiledStreamKMaxCtas);
-  EXPECT_EQ(tiled_stream_k_ctas(0), 1);
-  EXPECT_EQ(parse_stream_k_grid(nullptr), 0);
-  EXPECT_EQ(parse_stream_k_grid(""), 0);
-  EXPECT_EQ(parse_stream_k_grid("1"), 1);
-  EXPECT_EQ(parse_stream_k_grid("132"), 132);
-  EXPECT_EQ(parse_stream_k_grid("133"), -1);
-  EXPECT_EQ(parse_stream_k_grid("0"), -1);
-  EXPECT_EQ(parse_stream_k_grid("5x"), -1);
+  EXPECT_EQ(split_tail_plan(38, 7, 132).pieces, 1);  // 3 or 4 k tiles a piece: too short
+  EXPECT_EQ(split_tail_plan(38, 8, 132).pieces, 2);
+  EXPECT_EQ(split_tail_ctas(132), 132);
+  EXPECT_EQ(split_tail_ctas(144), kSplitTailMaxCtas);
+  EXPECT_EQ(split_tail_ctas(0), 1);
+  EXPECT_EQ(parse_split_tail_grid(nullptr), 0);
+  EXPECT_EQ(parse_split_tail_grid(""), 0);
+  EXPECT_EQ(parse_split_tail_grid("1"), 1);
+  EXPECT_EQ(parse_split_tail_grid("132"), 132);
+  EXPECT_EQ(parse_split_tail_grid("133"), -1);
+  EXPECT_EQ(parse_split_tail_grid("0"), -1);
+  EXPECT_EQ(parse_split_tail_grid("5x"), -1);
 }
 
-TEST(TiledStreamKPlan, EveryKTileOnceOwnersLastHandOversNeverWait) {
+TEST(SplitTailPlan, EveryKTileOnceOwnersLastHandOversNeverWait) {
   for (int tiles : {1, 2, 5, 37, 72, 99, 131, 132, 133, 216, 232, 297, 432, 1404}) {
     for (int k_tiles : {1, 2, 3, 8, 14, 18, 33, 80, 128}) {
       for (int grid : {1, 2, 5, 30, 37, 132}) {
-        const TiledStreamKSplit split = tiled_stream_k_split(tiles, k_tiles, grid);
+        const SplitTailPlan split = split_tail_plan(tiles, k_tiles, grid);
         ASSERT_EQ(split.dp_tiles + split.tail_tiles, tiles);
         ASSERT_EQ(split.dp_tiles % grid, 0);
         ASSERT_LT(split.tail_tiles, grid);
         ASSERT_GE(split.pieces, 1);
-        ASSERT_LE(split.pieces, kTiledSplitMaxPieces);
+        ASSERT_LE(split.pieces, kSplitTailMaxPieces);
         if (split.pieces > 1) {
-          ASSERT_GE(k_tiles / split.pieces, kTiledSplitMinKTilesPerPiece);
+          ASSERT_GE(k_tiles / split.pieces, kSplitTailMinKTilesPerPiece);
         }
         std::vector<int> covered(size_t(tiles) * k_tiles, 0);
         for (int r = 0; r < grid; ++r) {
@@ -78,14 +78,14 @@ TEST(TiledStreamKPlan, EveryKTileOnceOwnersLastHandOversNeverWait) {
             ASSERT_FALSE(owned) << "an owning piece is its CTA's last unit";
             const int piece = u / split.tail_tiles;
             const int t = split.dp_tiles + u % split.tail_tiles;
-            const int k_begin = tiled_piece_k_begin(k_tiles, piece, split.pieces);
-            const int k_end = tiled_piece_k_begin(k_tiles, piece + 1, split.pieces);
+            const int k_begin = split_tail_piece_k_begin(k_tiles, piece, split.pieces);
+            const int k_end = split_tail_piece_k_begin(k_tiles, piece + 1, split.pieces);
             ASSERT_LT(k_begin, k_end);
             for (int kt = k_begin; kt < k_end; ++kt) ++covered[size_t(t) * k_tiles + kt];
             if (piece == split.pieces - 1) {
               owned = true;
             } else {
-              ASSERT_LT(u, kTiledExchangeSlots) << "the hand-over's slot";
+              ASSERT_LT(u, kSplitTailExchangeSlots) << "the hand-over's slot";
             }
           }
         }

@@ -1,6 +1,6 @@
-// How the split-tail Cooperative tile (the `_gsk` tiled config, sm90_swiglu_pingpong.hpp) lays
+// How the split-tail Cooperative tile (the `_split` config, sm90_swiglu_pingpong.hpp) lays
 // its output tiles over a grid of one CTA per SM. Pure host code, so the CPU tests check it
-// (tests/cpu/test_stream_k_plan.cpp); the kernel walks the same units on the device.
+// (tests/cpu/test_split_tail_plan.cpp); the kernel walks the same units on the device.
 //
 // Why: a persistent grid of whole tiles pays for its last, partial wave. The 128 x 2*128
 // Cooperative tile, the H100's best large tile (479-511 TFLOP/s per GHz against the Pingpong
@@ -11,7 +11,7 @@
 //
 // The split: with T tiles on G CTAs, T = W G + R, the first W G tiles run whole (CTA r takes
 // tiles r, r + G, ...: the persistent grid's raster), and each of the last R tiles is cut into
-// P pieces of K (P in 1..kTiledSplitMaxPieces, the count that fills the rounds best). Unit
+// P pieces of K (P in 1..kSplitTailMaxPieces, the count that fills the rounds best). Unit
 // u = j R + t is piece j of tail tile t, and CTA r takes units r, r + G, ... after its whole
 // tiles, so the units that run at once are one piece index over neighbouring tiles: the same
 // k range of the tiles that share a weight block, read once from DRAM for all of them.
@@ -32,21 +32,21 @@
 namespace tileglu::kernels {
 
 // CTAs of the grid at most (132 = the SMs of an H100 or H200 SXM; a device with more runs 132).
-inline constexpr int kTiledStreamKMaxCtas = 132;
+inline constexpr int kSplitTailMaxCtas = 132;
 // Pieces per tail tile at most: the exchange's slots, (P - 1) R < (P - 1) G of them at 128 KiB
 // each in module memory (sm90_swiglu_pingpong.hpp), 33 MiB per instantiation at 3.
-inline constexpr int kTiledSplitMaxPieces = 3;
-inline constexpr int kTiledExchangeSlots = (kTiledSplitMaxPieces - 1) * kTiledStreamKMaxCtas;
+inline constexpr int kSplitTailMaxPieces = 3;
+inline constexpr int kSplitTailExchangeSlots = (kSplitTailMaxPieces - 1) * kSplitTailMaxCtas;
 // A piece sweeps at least this many k tiles (shorter pieces are mostly their partial's round trip).
-inline constexpr int kTiledSplitMinKTilesPerPiece = 4;
+inline constexpr int kSplitTailMinKTilesPerPiece = 4;
 
-// The grid: every CTA that fits (one per SM, `resident`), at most kTiledStreamKMaxCtas.
-inline int tiled_stream_k_ctas(int64_t resident) {
+// The grid: every CTA that fits (one per SM, `resident`), at most kSplitTailMaxCtas.
+inline int split_tail_ctas(int64_t resident) {
   if (resident < 1) return 1;
-  return resident < kTiledStreamKMaxCtas ? int(resident) : kTiledStreamKMaxCtas;
+  return resident < kSplitTailMaxCtas ? int(resident) : kSplitTailMaxCtas;
 }
 
-struct TiledStreamKSplit {
+struct SplitTailPlan {
   int dp_tiles;    // tiles [0, dp_tiles) run whole, CTA r taking r, r + grid, ...
   int tail_tiles;  // tiles [dp_tiles, dp_tiles + tail_tiles), each cut in `pieces`
   int pieces;      // 1: nothing cut (the tail runs whole)
@@ -55,13 +55,13 @@ struct TiledStreamKSplit {
 // The split of `tiles` of `k_tiles` each over a grid of `grid` CTAs (header comment): the piece
 // count whose rounds of tail units take the least time, ceil(R P / G) / P tiles, fewest pieces on
 // a tie.
-inline TiledStreamKSplit tiled_stream_k_split(int tiles, int k_tiles, int grid) {
-  if (tiles <= 0 || grid <= 0) return TiledStreamKSplit{0, 0, 1};
+inline SplitTailPlan split_tail_plan(int tiles, int k_tiles, int grid) {
+  if (tiles <= 0 || grid <= 0) return SplitTailPlan{0, 0, 1};
   const int tail = tiles % grid;
-  TiledStreamKSplit split{tiles - tail, tail, 1};
+  SplitTailPlan split{tiles - tail, tail, 1};
   if (tail == 0) return split;
   int64_t best_rounds = 1;  // time of P pieces: rounds / P tiles; compare rounds_p * best_p < best_rounds * p
-  for (int p = 2; p <= kTiledSplitMaxPieces && k_tiles / p >= kTiledSplitMinKTilesPerPiece; ++p) {
+  for (int p = 2; p <= kSplitTailMaxPieces && k_tiles / p >= kSplitTailMinKTilesPerPiece; ++p) {
     const int64_t rounds = (int64_t(tail) * p + grid - 1) / grid;
     if (rounds * split.pieces < best_rounds * p) {
       best_rounds = rounds;
@@ -72,16 +72,16 @@ inline TiledStreamKSplit tiled_stream_k_split(int tiles, int k_tiles, int grid) 
 }
 
 // Piece j's k tiles of a tail tile: [k_tiles j / P, k_tiles (j + 1) / P).
-TILEGLU_HOST_DEVICE inline int tiled_piece_k_begin(int k_tiles, int piece, int pieces) {
+TILEGLU_HOST_DEVICE inline int split_tail_piece_k_begin(int k_tiles, int piece, int pieces) {
   return int(int64_t(k_tiles) * piece / pieces);
 }
 
-// TILEGLU_STREAM_K_GRID: a fixed CTA count for the split-tail config (clamped to what fits), to
-// test other splits. The count for a decimal 1..kTiledStreamKMaxCtas, 0 for unset or empty, -1
+// TILEGLU_SPLIT_TAIL_GRID: a fixed CTA count for the split-tail config (clamped to what fits), to
+// test other splits. The count for a decimal 1..kSplitTailMaxCtas, 0 for unset or empty, -1
 // for anything else (the caller warns).
-inline int parse_stream_k_grid(const char* value) {
+inline int parse_split_tail_grid(const char* value) {
   if (value == nullptr || value[0] == '\0') return 0;
-  const int n = parse_decimal_at_most(value, kTiledStreamKMaxCtas);
+  const int n = parse_decimal_at_most(value, kSplitTailMaxCtas);
   return n >= 1 ? n : -1;
 }
 

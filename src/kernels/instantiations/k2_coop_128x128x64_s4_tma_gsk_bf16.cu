@@ -1,4 +1,0 @@
-// Kernel-2 Cooperative, 128x128 output tile (GEMM tile 128x256x64), 4 stages, cluster 1x1, epilogue through shared memory and a TMA store, grid stream-K (cut tiles summed through global memory), bf16.
-#include "../sm90_swiglu_pingpong.hpp"
-
-TILEGLU_INSTANTIATE_PINGPONG(k2_coop_128x128x64_s4_tma_gsk, bf16, cutlass::bfloat16_t, 128, 128, 64, 4, 1, 0, false, true, true, true, false, 1, true)
