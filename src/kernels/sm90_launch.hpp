@@ -46,8 +46,9 @@ struct Sm90Launch {
   }
 };
 
-// A cooperative launch of `grid` CTAs of `launch`'s shape: every CTA resident at once, which the
-// grid stream-K kernels need (their CTAs wait on each other's partials). Where this context has
+// A cooperative launch of `grid` CTAs of `threads` threads and `smem_bytes` of dynamic shared
+// memory: every CTA resident at once, which the grid stream-K and split-tail kernels need (their
+// CTAs wait on each other's partials). Where this context has
 // fewer SMs than the device (MPS, green contexts) the driver refuses the grid; then a grid half as
 // large is tried. `plan(grid, params)` fits the parameters to each grid tried.
 template <class Params, class Plan>

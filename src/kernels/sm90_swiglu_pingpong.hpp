@@ -217,7 +217,7 @@ CUTLASS_DEVICE void split_tail_exchange_release(int grid, int consumer_thread) {
 // `consumer_thread` 0..255.
 template <class Kernel, class Accum>
 CUTLASS_DEVICE void split_tail_exchange_hand_over(Accum const& accum, int slot_index, unsigned long long epoch,
-                                             int consumer_thread) {
+                                                  int consumer_thread) {
   unsigned long long* const lock = &g_split_tail_exchange_locks<Kernel>[slot_index];
   auto sync = [] { cutlass::arch::NamedBarrier::sync(Kernel::kTileConsumerThreads, kSplitTailExchangeBarrier); };
   if (consumer_thread == 0) {
@@ -238,14 +238,15 @@ CUTLASS_DEVICE void split_tail_exchange_hand_over(Accum const& accum, int slot_i
 }
 
 // Owner: adds the partial in slot `peer` (another piece of the tile this CTA owns) to `accum`,
-// once it is published, and frees the slot. Why a bulk copy into shared memory: 128 KiB read by the consumers'
-// own loads, a few float4 in flight per thread, is a string of L2 round trips (about 1 us each
-// at 16 KiB a batch); one cp.async.bulk has it all in flight. `staging`: the weight stages, which
+// once it is published, and frees the slot. Why a bulk copy into shared memory: 128 KiB read by
+// the consumers' own loads, a few float4 in flight per thread, is a string of L2 round trips
+// (about 1 us each at 16 KiB a batch); one cp.async.bulk has it all in flight. `staging`: the weight stages, which
 // hold a slot (static_assert at the caller) and are free at the owner's last unit; `phase`: the
 // barrier's, flipped per peer.
 template <class Kernel, class Accum>
-CUTLASS_DEVICE void split_tail_exchange_add_peer(Accum& accum, int peer, unsigned long long epoch, int consumer_thread,
-                                            uint64_t* slot_landed, uint32_t& phase, float4* staging) {
+CUTLASS_DEVICE void split_tail_exchange_add_peer(Accum& accum, int peer, unsigned long long epoch,
+                                                 int consumer_thread, uint64_t* slot_landed, uint32_t& phase,
+                                                 float4* staging) {
   unsigned long long* const lock = &g_split_tail_exchange_locks<Kernel>[peer];
   constexpr uint32_t kSlotBytes = uint32_t(Kernel::kExchangeSlotFloat4s) * sizeof(float4);
   auto sync = [] { cutlass::arch::NamedBarrier::sync(Kernel::kTileConsumerThreads, kSplitTailExchangeBarrier); };
@@ -264,14 +265,7 @@ CUTLASS_DEVICE void split_tail_exchange_add_peer(Accum& accum, int peer, unsigne
   phase ^= 1u;
   // The slot is in shared memory: the peer's lock word is free for its next launch.
   if (consumer_thread == 0) grid_exchange_store_release(lock, 0ull);
-  CUTLASS_PRAGMA_UNROLL
-  for (int v = 0; v < Kernel::kAccumRegisters; v += 4) {
-    float4 const q = staging[(v / 4) * Kernel::kTileConsumerThreads + consumer_thread];
-    accum(v) += q.x;
-    accum(v + 1) += q.y;
-    accum(v + 2) += q.z;
-    accum(v + 3) += q.w;
-  }
+  grid_exchange_add_staged<Kernel::kAccumRegisters, Kernel::kTileConsumerThreads>(accum, staging, consumer_thread);
 }
 
 template <class Kernel>
@@ -449,8 +443,9 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
         // weight stages are free to receive the other pieces' slots, added in piece order.
         float4* const staging = reinterpret_cast<float4*>(smem.tensors.b.data());
         for (int j = 0; j < piece; ++j) {
-          split_tail_exchange_add_peer<Kernel>(accum, j * params.tail_tiles + tail_tile, params.epoch, consumer_thread,
-                                          &smem.exchange.slot_landed, exchange_phase, staging);
+          split_tail_exchange_add_peer<Kernel>(accum, j * params.tail_tiles + tail_tile, params.epoch,
+                                               consumer_thread, &smem.exchange.slot_landed, exchange_phase,
+                                               staging);
         }
         int m_blk, n_blk;
         cta_tile_coord(params.dp_tiles + tail_tile, m_blk, n_blk);

@@ -612,15 +612,8 @@ CUTLASS_DEVICE void sm90_swapab_grid_stream_k_body(typename Kernel::Params const
       if (seg.k_end < p.k_tiles) {
         // A cut unit's head (this CTA's last segment): add the peers' sum.
         cutlass::arch::NamedBarrier::sync(kExchangeThreads, kOwnedBarrier);
-        float4 const* const sum = reinterpret_cast<float4 const*>(smem.owner_partial);
-        CUTLASS_PRAGMA_UNROLL
-        for (int v = 0; v < Kernel::kAccumValues; v += 4) {
-          float4 const q = sum[(v / 4) * Kernel::kConsumerThreads + wg_thread_idx];
-          accum(v) += q.x;
-          accum(v + 1) += q.y;
-          accum(v + 2) += q.z;
-          accum(v + 3) += q.w;
-        }
+        grid_exchange_add_staged<Kernel::kAccumValues, Kernel::kConsumerThreads>(
+            accum, reinterpret_cast<float4 const*>(smem.owner_partial), wg_thread_idx);
       }
       swapab_store_unit<Kernel>(accum, p, seg.unit % p.tiles, seg.unit / p.tiles, 1, 0, 0u, wg_thread_idx);
     }

@@ -215,14 +215,14 @@ TEST_P(SwigluGpu, MatchesReference) {
   };
   const bool stream_k = ends_with("_sk") && !ends_with("_gsk");
   const bool grid_stream_k = ends_with("_gsk");
-  const char* const split_variable = split_tail ? "TILEGLU_SPLIT_TAIL_GRID"
-                                    : grid_stream_k       ? "TILEGLU_SWAPAB_GRID"
-                                                          : "TILEGLU_SWAPAB_SPLITS";
+  const char* const split_variable = split_tail      ? "TILEGLU_SPLIT_TAIL_GRID"
+                                    : grid_stream_k ? "TILEGLU_SWAPAB_GRID"
+                                                    : "TILEGLU_SWAPAB_SPLITS";
   const std::vector<std::string> split_settings =
-      stream_k              ? std::vector<std::string>{"", "2", "3", "4"}
-      : split_tail ? std::vector<std::string>{"", "1", "5", "37", "132"}
-      : grid_stream_k       ? std::vector<std::string>{"", "1", "5", "37", "160"}
-                            : std::vector<std::string>{""};
+      stream_k        ? std::vector<std::string>{"", "2", "3", "4"}
+      : split_tail    ? std::vector<std::string>{"", "1", "5", "37", "132"}
+      : grid_stream_k ? std::vector<std::string>{"", "1", "5", "37", "160"}
+                      : std::vector<std::string>{""};
   for (const std::string& splits : split_settings) {
     setenv(split_variable, splits.c_str(), 1);
     for (const Shape& s : shapes) {
@@ -298,7 +298,7 @@ INSTANTIATE_TEST_SUITE_P(
                                      // Epilogue staged in shared memory, TMA store.
                                      "k2_pingpong_128x64x64_s6_tma", "k2_pingpong_64x64x64_s8_tma",
                                      "k2_pingpong_64x128x64_s4_tma", "k2_coop_128x128x64_s4_tma",
-                                     // The same Cooperative tile on the grid stream-K schedule.
+                                     // The same Cooperative tile, the partial last wave's tiles cut along K.
                                      "k2_coop_128x128x64_s4_tma_split",
                                      "k2_pingpong_128x64x64_c2_s6_tma", "k2_coop_128x128x64_c2_s4_tma",
                                      // Weight multicast (2x1 and 2x2 clusters).
@@ -384,10 +384,10 @@ TEST(SwigluGpuDispatch, AccumulationModeSelectsTheConfig) {
   unsetenv("TILEGLU_ACCUMULATION");
 }
 
-// The grid stream-K configs share one exchange (slots and lock words in module memory) between
-// every launch of a config: launches on four streams at once, on grids small enough that several
-// are resident together, then the same launches captured into one graph and replayed, must all
-// match the reference, and every launch must finish (no lock left held).
+// The grid stream-K and split-tail configs share one exchange (slots and lock words in module
+// memory) between every launch of a config: launches on four streams at once, on grids small
+// enough that several are resident together, then the same launches captured into one graph and
+// replayed, must all match the reference, and every launch must finish (no lock left held).
 void run_concurrent_streams_and_graph_replay(const char* config, const char* grid_variable, const Shape shape) {
   setenv("TILEGLU_FORCE_CONFIG", config, 1);
   setenv(grid_variable, "30", 1);
