@@ -6,6 +6,7 @@
 // stay within the exchange.
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 #include "kernels/split_tail_plan.h"
@@ -14,33 +15,28 @@ namespace tileglu {
 namespace kernels {
 namespace {
 
+// The plan of `tiles` tiles of `k_tiles` k tiles on `grid` CTAs is (dp_tiles, tail_tiles, pieces).
+void expect_split(int tiles, int k_tiles, int grid, int dp_tiles, int tail_tiles, int pieces) {
+  SCOPED_TRACE(std::to_string(tiles) + " tiles of " + std::to_string(k_tiles) + " on " + std::to_string(grid));
+  const SplitTailPlan s = split_tail_plan(tiles, k_tiles, grid);
+  EXPECT_EQ(s.dp_tiles, dp_tiles);
+  EXPECT_EQ(s.tail_tiles, tail_tiles);
+  EXPECT_EQ(s.pieces, pieces);
+}
+
 TEST(SplitTailPlan, QwenShapesAndGrid) {
   // qwen2.5-14b M = 256: 216 tiles of 80 k tiles on 132 SMs: one wave whole, 84 tiles cut in 3
   // (252 pieces, two rounds of a third of a tile: 1.67 tiles' time against 2).
-  SplitTailPlan s = split_tail_plan(216, 80, 132);
-  EXPECT_EQ(s.dp_tiles, 132);
-  EXPECT_EQ(s.tail_tiles, 84);
-  EXPECT_EQ(s.pieces, 3);
+  expect_split(216, 80, 132, 132, 84, 3);
   // qwen2.5-32b M = 256: 432 tiles, three waves whole, 36 tiles in 3 (one round of a third).
-  s = split_tail_plan(432, 80, 132);
-  EXPECT_EQ(s.dp_tiles, 396);
-  EXPECT_EQ(s.tail_tiles, 36);
-  EXPECT_EQ(s.pieces, 3);
+  expect_split(432, 80, 132, 396, 36, 3);
   // 100 tail tiles: 2 pieces take two rounds of a half (no better than whole), 3 three of a
   // third: nothing gains, so nothing is cut.
-  s = split_tail_plan(232, 80, 132);
-  EXPECT_EQ(s.tail_tiles, 100);
-  EXPECT_EQ(s.pieces, 1);
+  expect_split(232, 80, 132, 132, 100, 1);
   // Whole waves: nothing cut.
-  s = split_tail_plan(264, 80, 132);
-  EXPECT_EQ(s.dp_tiles, 264);
-  EXPECT_EQ(s.tail_tiles, 0);
-  EXPECT_EQ(s.pieces, 1);
+  expect_split(264, 80, 132, 264, 0, 1);
   // Fewer tiles than CTAs: all in the tail; pieces no shorter than kSplitTailMinKTilesPerPiece.
-  s = split_tail_plan(38, 14, 132);
-  EXPECT_EQ(s.dp_tiles, 0);
-  EXPECT_EQ(s.tail_tiles, 38);
-  EXPECT_EQ(s.pieces, 3);
+  expect_split(38, 14, 132, 0, 38, 3);
   EXPECT_EQ(split_tail_plan(38, 7, 132).pieces, 1);  // 3 or 4 k tiles a piece: too short
   EXPECT_EQ(split_tail_plan(38, 8, 132).pieces, 2);
   EXPECT_EQ(split_tail_ctas(132), 132);

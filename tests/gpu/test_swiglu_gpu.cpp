@@ -192,16 +192,13 @@ TEST_P(SwigluGpu, MatchesReference) {
                        config.rfind("k2_swapab_coop_", 0) != 0);
   const int max_m = config == "k2_swapab_n128_s6" ? 128 : decode ? 64 : 0;
   std::vector<Shape> shapes = decode ? kDecodeShapes : kShapes;
-  if (config.rfind("k2_swapab_pp_", 0) == 0 || config.rfind("k2_swapab_coop_", 0) == 0) {
-    // Several units per CTA, so both consumer warpgroups run and their sweeps alternate, with
-    // more k tiles (18) than stages: the case the consumers' ordering barrier exists for.
-    shapes.push_back(Shape{1100, 1096, 4104});
-  }
   const bool split_tail = config == "k2_coop_128x128x64_s4_tma_split";
-  if (split_tail) {
-    // 9 x 33 = 297 tiles of 18 k tiles: on 132 CTAs two waves whole and 33 tiles cut in 3 pieces
-    // (on 5 CTAs 2 tiles, two rounds of pieces; on 37 one tile); a ragged last tile row and a
-    // partial last column tile.
+  if (config.rfind("k2_swapab_pp_", 0) == 0 || config.rfind("k2_swapab_coop_", 0) == 0 || split_tail) {
+    // Swap-AB prefill: several units per CTA, so both consumer warpgroups run and their sweeps
+    // alternate, with more k tiles (18) than stages: the case the consumers' ordering barrier
+    // exists for. Split tail: 9 x 33 = 297 tiles of 18 k tiles: on 132 CTAs two waves whole and
+    // 33 tiles cut in 3 pieces (on 5 CTAs 2 tiles, two rounds of pieces; on 37 one tile); a
+    // ragged last tile row and a partial last column tile.
     shapes.push_back(Shape{1100, 1096, 4104});
   }
   // The stream-K configs run every cluster size (TILEGLU_SWAPAB_SPLITS) besides their own choice;
