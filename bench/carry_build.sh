@@ -13,6 +13,7 @@ cd .devbuild/build
 find . -name '*.o' -delete
 rm -rf libtileglu_reference.a CMakeFiles/3.*
 strip --strip-unneeded tests/tileglu_gpu_tests bench/swiglu_bench
+[[ -f bench/split_tail_trace ]] && strip --strip-unneeded bench/split_tail_trace
 strip --strip-debug libtileglu.so.*.*.*
 printf '#!/bin/sh\n# stand-in on the GPU machine: the CPU tests run on the CPU machine\nexit 0\n' > tests/tileglu_cpu_tests
 du -sh .

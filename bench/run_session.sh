@@ -27,6 +27,10 @@
 #                            TILEGLU_SWAPAB_PACKED_WEIGHTS;
 #                            swiglu_bench --read-knobs) against
 #                            the default read, with the read probes ($KNOB_ARGS, e.g. --config X)
+#   splittrace 120           trace.json, session/trace_log.txt + trace_summary.txt: the split-tail
+#                            config's per-CTA timeline next to the whole-tile config
+#                            (build/bench/split_tail_trace, scripts/split_tail_trace_summary.py) on
+#                            $TRACE_CASES (NAME:M:K:I, space-separated), $TRACE_REPS timed runs each
 #   promoted  150            session/bench_promoted.json: check + bench, TILEGLU_ACCUMULATION=promoted
 #   pytest    150            tests.txt (appended): tests/python on the GPU
 #   overhead  60             session/overhead.json: host cost per Python call
@@ -112,6 +116,15 @@ for spec in "$@"; do
       timeout "$limit" build/bench/swiglu_bench --bench --no-baselines --dtype bf16 --m "$KNOB_M" \
         --read-knobs "$KNOB_SETTINGS" ${KNOB_ARGS:-} --out "$OUT/knobs.json" >"$MORE/knobs_log.txt" 2>&1
       echo "exit $?"; grep -E "warning|stream qwen|  tma_|bench qwen|read knobs" "$MORE/knobs_log.txt" | cut -c1-400 ;;
+    splittrace)
+      cases="${TRACE_CASES:-14b:256:5120:13824 32b:256:5120:27648 72b:100:8192:29568 72b:256:8192:29568 72b:512:8192:29568 0.5b:256:896:4864}"
+      log "split-tail timeline: $cases (limit ${limit:=120}s)"
+      args=()
+      for c in $cases; do args+=(--case "$c"); done
+      timeout "$limit" build/bench/split_tail_trace "${args[@]}" --reps "${TRACE_REPS:-20}" \
+        --out "$OUT/trace.json" >"$MORE/trace_log.txt" 2>&1
+      echo "exit $?"; cat "$MORE/trace_log.txt"
+      python3 scripts/split_tail_trace_summary.py "$OUT/trace.json" | tee "$MORE/trace_summary.txt" ;;
     promoted)
       log "check + bench, TILEGLU_ACCUMULATION=promoted (limit ${limit:=150}s)"
       TILEGLU_ACCUMULATION=promoted timeout "$limit" build/bench/swiglu_bench --check --bench \

@@ -4,14 +4,14 @@
 //
 // Why module memory and lock words tagged per launch: the C API takes no workspace, and a launch
 // must neither allocate (stream capture) nor assume it runs alone. Each kernel instantiation owns
-// its slots and a lock word per slot; a contributor takes its lock word (0 -> this launch's
-// epoch) before writing its slot, publishes with epoch | kGridExchangeReady, and the CTA that
-// reads the slot sets the word back to 0. The launches are cooperative (every CTA resident), so
-// a launch waits only on its own CTAs and on launches that hold what it needs. Per-slot words
-// alone still let two launches on two streams each hold a slot the other's reader needs when a
-// reader has two or more slots to read; the split tail therefore takes the whole exchange per
-// launch first (sm90_swiglu_pingpong.hpp), and the swap-AB kernel does not yet
-// (bench/NOTES.md, session 20).
+// its slots and a lock word per slot; a writer publishes its slot with epoch | kGridExchangeReady
+// and the CTA that reads it sets the word back to 0. Launches on two streams must not wait on
+// each other in a cycle. Swap-AB: a contributor takes its word (0 -> epoch) first, and its slot
+// is its rank; a CTA contributes before it reads, and reads higher ranks in rank order, so a slot
+// another launch holds waits only on lower slots: every chain of waits ends. The split tail's
+// hand-over comes between a CTA's own units, so that order fails there; it takes the whole
+// exchange per launch (a holder word, sm90_swiglu_pingpong.hpp) and its writers need no per-slot
+// take. The launches that wait are cooperative (every CTA resident; bench/NOTES.md session 21).
 #pragma once
 
 #include <atomic>

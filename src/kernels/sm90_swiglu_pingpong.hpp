@@ -43,13 +43,15 @@
 // spread over every CTA (split_tail_plan.h says which and why), so no SM idles through that wave.
 // The last piece of a tile owns it: the other pieces hand their fp32 partials over through slots
 // in module memory as soon as they are swept (sm90_grid_exchange.hpp's protocol), and the owner
-// adds them in piece order (deterministic) and stores the tile. The launch is cooperative: owners
-// wait on other CTAs, so every CTA must be resident.
+// adds them in piece order (deterministic) and stores the tile. A launch that cuts tiles is
+// cooperative (owners wait on other CTAs, so every CTA must be resident); one that cuts none is
+// a plain launch of the persistent grid.
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <type_traits>
 
 #include <cute/tensor.hpp>
 #include <cutlass/arch/barrier.h>
@@ -162,8 +164,9 @@ struct Sm90SwigluPingpong {
 };
 
 // The split-tail exchange (kSplitTail): a slot and a lock word per handed-over piece (piece j
-// < P - 1 of tail tile t: slot j R + t). Module memory, zero at load: no allocation under stream
-// capture, no workspace argument; a launch leaves every lock word it took at zero. Per kernel
+// < P - 1 of tail tile t: slot j R + t; its lock word: 0 free, epoch | ready published). Module
+// memory, zero at load: no allocation under stream capture, no workspace argument; a launch's
+// owners set every lock word it published back to 0. Per kernel
 // instantiation (dtype).
 template <class Kernel>
 __device__ float4 g_split_tail_exchange_partials[kSplitTailExchangeSlots * Kernel::kExchangeSlotFloat4s];
@@ -181,6 +184,36 @@ __device__ unsigned int g_split_tail_exchange_done;
 // The two consumer warpgroups of a Cooperative tile, among themselves (CUTLASS user named barrier
 // ids: 0 and 1 are the epilogue's TMA-store barriers).
 inline constexpr int kSplitTailExchangeBarrier = 2;
+
+// The split tail's timeline, for bench/split_tail_trace.cu only: a Kernel type that declares
+// `static constexpr bool kSplitTailTrace = true` stamps %globaltimer (ns) once per CTA at each
+// step below into g_split_tail_trace<Kernel>[cta][step]; no shipped config declares it, so their
+// code has no stamps. Steps: start, whole tiles done, exchange acquired, then per tail unit i of
+// the CTA (at most kSplitTailMaxPieces) swept / handed over or peers added / stored, and released.
+inline constexpr int kSplitTailTraceStart = 0;
+inline constexpr int kSplitTailTraceWholeTilesDone = 1;
+inline constexpr int kSplitTailTraceAcquired = 2;
+inline constexpr int kSplitTailTraceUnit = 3;  // + 3 i + {0 swept, 1 exchanged, 2 stored}
+inline constexpr int kSplitTailTraceReleased = kSplitTailTraceUnit + 3 * kSplitTailMaxPieces;
+inline constexpr int kSplitTailTraceSteps = kSplitTailTraceReleased + 1;
+template <class Kernel, class = void>
+inline constexpr bool kSplitTailTraced = false;
+template <class Kernel>
+inline constexpr bool kSplitTailTraced<Kernel, std::void_t<decltype(Kernel::kSplitTailTrace)>> =
+    Kernel::kSplitTailTrace;
+template <class Kernel>
+__device__ unsigned long long g_split_tail_trace[kSplitTailMaxCtas * kSplitTailTraceSteps];
+
+template <class Kernel>
+CUTLASS_DEVICE void split_tail_trace_stamp(int step, int consumer_thread) {
+  if constexpr (kSplitTailTraced<Kernel>) {
+    if (consumer_thread == 0) {
+      unsigned long long now;
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+      g_split_tail_trace<Kernel>[int(blockIdx.x) * kSplitTailTraceSteps + step] = now;
+    }
+  }
+}
 
 // Every consumer thread of a CTA of a launch that cuts tiles, before its first tail unit: the
 // exchange becomes this launch's (or already is).
@@ -214,18 +247,13 @@ CUTLASS_DEVICE void split_tail_exchange_release(int grid, int consumer_thread) {
 }
 
 // A piece that does not own its tile hands its partial (`accum`) over through slot `slot`.
-// `consumer_thread` 0..255.
+// `consumer_thread` 0..255. The slot is free without asking: this launch holds the exchange
+// (split_tail_exchange_acquire), and the launch that held it before released it only after its
+// owners had copied every slot out and set its lock word back to 0.
 template <class Kernel, class Accum>
 CUTLASS_DEVICE void split_tail_exchange_hand_over(Accum const& accum, int slot_index, unsigned long long epoch,
                                                   int consumer_thread) {
   unsigned long long* const lock = &g_split_tail_exchange_locks<Kernel>[slot_index];
-  auto sync = [] { cutlass::arch::NamedBarrier::sync(Kernel::kTileConsumerThreads, kSplitTailExchangeBarrier); };
-  if (consumer_thread == 0) {
-    // Another launch's owner may still be reading the slot.
-    while (atomicCAS(lock, 0ull, epoch) != 0ull) __nanosleep(64);
-    __threadfence();
-  }
-  sync();
   float4* const slot = g_split_tail_exchange_partials<Kernel> + int64_t(slot_index) * Kernel::kExchangeSlotFloat4s;
   CUTLASS_PRAGMA_UNROLL
   for (int v = 0; v < Kernel::kAccumRegisters; v += 4) {
@@ -233,7 +261,7 @@ CUTLASS_DEVICE void split_tail_exchange_hand_over(Accum const& accum, int slot_i
            make_float4(accum(v), accum(v + 1), accum(v + 2), accum(v + 3)));
   }
   __threadfence();
-  sync();
+  cutlass::arch::NamedBarrier::sync(Kernel::kTileConsumerThreads, kSplitTailExchangeBarrier);
   if (consumer_thread == 0) grid_exchange_store_release(lock, epoch | kGridExchangeReady);
 }
 
@@ -417,6 +445,8 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
         Mainloop::mma_tail(pipeline, read_state, k_count);
         read_state.advance(k_count);
       };
+      auto stamp = [&](int step) { split_tail_trace_stamp<Kernel>(step, consumer_thread); };
+      stamp(kSplitTailTraceStart);
       for (int tile = rank; tile < params.dp_tiles; tile += grid) {
         int m_blk, n_blk;
         cta_tile_coord(tile, m_blk, n_blk);
@@ -424,19 +454,24 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
         sweep(accum, k_tiles);
         store_tile(accum, m_blk, n_blk);
       }
+      stamp(kSplitTailTraceWholeTilesDone);
       static_assert(sizeof(smem.tensors.b) >= Kernel::kExchangeSlotFloat4s * sizeof(float4),
                     "a handed-over slot fits in the weight stages");
       bool const cuts = params.pieces > 1;
       if (cuts) split_tail_exchange_acquire<Kernel>(params.epoch, consumer_thread);
-      for (int u = rank; u < params.tail_tiles * params.pieces; u += grid) {
+      stamp(kSplitTailTraceAcquired);
+      int unit_step = kSplitTailTraceUnit;  // this unit's first trace step
+      for (int u = rank; u < params.tail_tiles * params.pieces; u += grid, unit_step += 3) {
         int const piece = u / params.tail_tiles;
         int const tail_tile = u - piece * params.tail_tiles;
         int const k_begin = split_tail_piece_k_begin(k_tiles, piece, params.pieces);
         Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<Mainloop::kTileM>{}, Int<Mainloop::kGemmTileN>{}));
         static_assert(CUTE_STATIC_V(size(accum)) == Kernel::kAccumRegisters, "the exchange slot's layout");
         sweep(accum, split_tail_piece_k_begin(k_tiles, piece + 1, params.pieces) - k_begin);
+        stamp(unit_step);
         if (piece < params.pieces - 1) {
           split_tail_exchange_hand_over<Kernel>(accum, u, params.epoch, consumer_thread);
+          stamp(unit_step + 1);
           continue;
         }
         // The owning piece: this CTA's last unit (its next, u + grid, would be past P R), so the
@@ -447,11 +482,14 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
                                                consumer_thread, &smem.exchange.slot_landed, exchange_phase,
                                                staging);
         }
+        stamp(unit_step + 1);
         int m_blk, n_blk;
         cta_tile_coord(params.dp_tiles + tail_tile, m_blk, n_blk);
         store_tile(accum, m_blk, n_blk);
+        stamp(unit_step + 2);
       }
       if (cuts) split_tail_exchange_release<Kernel>(grid, consumer_thread);
+      stamp(kSplitTailTraceReleased);
     } else if constexpr (Mainloop::kChunkedPromotion) {
       // Cooperative with promotion: the mainloop runs the tile loop, so that the next tile's
       // first WGMMAs can be issued before this tile's epilogue; consumer 1 promotes half a chunk
@@ -521,7 +559,8 @@ cudaError_t launch_sm90_swiglu_pingpong(SwigluParams const& p, int sm_count, cud
 
   if constexpr (Kernel::kSplitTail) {
     // One CTA per SM (the tile's shared memory allows no more), or TILEGLU_SPLIT_TAIL_GRID's count
-    // within that; cooperative, with the split refitted to a smaller grid if the context refuses.
+    // within that; a launch that cuts tiles is cooperative, with the split refitted to a smaller
+    // grid if the context refuses.
     int const tiles = params.scheduler.total_tiles();
     int const k_tiles = Mainloop::k_tiles(params.mainloop);
     int const resident = sm_count > 0 ? sm_count : 1;
@@ -535,13 +574,24 @@ cudaError_t launch_sm90_swiglu_pingpong(SwigluParams const& p, int sm_count, cud
                    kSplitTailMaxCtas);
     }
     params.epoch = grid_exchange_next_epoch();
-    return launch_cooperative_shrinking(kernel, params, grid, Kernel::kThreads, Kernel::kSmemBytes, stream,
-                                        [tiles, k_tiles](int g, typename Kernel::Params& q) {
-                                          SplitTailPlan const split = split_tail_plan(tiles, k_tiles, g);
-                                          q.dp_tiles = split.dp_tiles;
-                                          q.tail_tiles = split.tail_tiles;
-                                          q.pieces = split.pieces;
-                                        });
+    auto plan = [tiles, k_tiles](int g, typename Kernel::Params& q) {
+      SplitTailPlan const split = split_tail_plan(tiles, k_tiles, g);
+      q.dp_tiles = split.dp_tiles;
+      q.tail_tiles = split.tail_tiles;
+      q.pieces = split.pieces;
+    };
+    plan(grid, params);
+    if (params.pieces == 1) {
+      // Nothing cut, nothing waited on: the persistent grid's plain launch (a CTA that is not yet
+      // resident only starts later), of no more CTAs than tiles.
+      if (tiles < grid) {
+        grid = tiles;
+        plan(grid, params);
+      }
+      Sm90Launch launch(dim3(unsigned(grid), 1, 1), Kernel::kThreads, Kernel::kSmemBytes, stream);
+      return launch.launch(kernel, params);
+    }
+    return launch_cooperative_shrinking(kernel, params, grid, Kernel::kThreads, Kernel::kSmemBytes, stream, plan);
   }
 
   // Persistent grid: one CTA per SM, or as many clusters as fit at once, which depends on how
