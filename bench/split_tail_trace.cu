@@ -4,8 +4,8 @@
 //
 //   split_tail_trace --case NAME:M:K:I [--case ...] [--reps N] --out FILE.json
 //
-// Per case (bf16, random inputs): the median time of the whole-tile config, the shipped split-tail
-// config and the same kernel built with its timeline stamps (kSplitTailTrace), interleaved, each
+// Per case (bf16, random inputs): the median time of the whole-tile config, the split-tail config
+// and the same kernel built with its timeline stamps (kSplitTailTrace), interleaved, each
 // run after an L2 flush; then the stamps of one more traced run: per CTA, %globaltimer at the
 // start, when its whole tiles are done, when it holds the exchange, per tail unit when it is swept,
 // handed over (or its peers added) and stored, and when it released the exchange. The traced
@@ -28,13 +28,14 @@
 
 namespace {
 
-using tileglu::KernelEntry;
 using tileglu::SwigluParams;
 namespace tk = tileglu::kernels;
 
-// The shipped split-tail config's kernel (instantiations/k2_coop_128x128x64_s4_tma_split_bf16.cu),
-// with the timeline stamps: a type of its own, so its kernel, exchange and stamps are this
-// program's and not the library's.
+// The shipped configs' kernels, instantiated here with the template arguments of their
+// instantiations/ files (k2_coop_128x128x64_s4_tma_bf16.cu and ..._split_bf16.cu), so this
+// program needs none of the library's internals; and the split tail once more with the timeline
+// stamps, a type of its own (its kernel, exchange and stamps are separate from the unstamped one's).
+using WholeTileBf16 = tk::Sm90SwigluPingpong<cutlass::bfloat16_t, 128, 128, 64, 4, 1, 0, false, true, true, true>;
 using SplitTailBf16 = tk::Sm90SwigluPingpong<cutlass::bfloat16_t, 128, 128, 64, 4, 1, 0, false, true, true, true,
                                              false, 1, true>;
 struct TracedSplitTail : SplitTailBf16 {
@@ -68,16 +69,6 @@ struct Case {
   std::string name;
   int m, k, i;
 };
-
-KernelEntry const* find_entry(char const* name) {
-  int count = 0;
-  KernelEntry const* entries = tileglu::kernel_registry(&count);
-  for (int e = 0; e < count; ++e) {
-    if (std::strcmp(entries[e].config.name, name) == 0) return &entries[e];
-  }
-  std::fprintf(stderr, "split_tail_trace: no config %s in the registry\n", name);
-  std::exit(1);
-}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -124,8 +115,6 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop{};
   CHECK_CUDA(cudaGetDeviceProperties(&prop, device));
   int const sm_count = prop.multiProcessorCount;
-  KernelEntry const* whole = find_entry("k2_coop_128x128x64_s4_tma");
-  KernelEntry const* split = find_entry("k2_coop_128x128x64_s4_tma_split");
 
   // Twice the L2, written before every timed launch so that none starts with its operands cached.
   size_t const flush_bytes = size_t(2) * size_t(prop.l2CacheSize);
@@ -176,8 +165,8 @@ int main(int argc, char** argv) {
       return p;
     };
     SwigluParams const p_whole = params_for(o_whole), p_split = params_for(o_split), p_traced = params_for(o_traced);
-    auto run_whole = [&] { return whole->launch_bf16(p_whole, sm_count, stream); };
-    auto run_split = [&] { return split->launch_bf16(p_split, sm_count, stream); };
+    auto run_whole = [&] { return tk::launch_sm90_swiglu_pingpong<WholeTileBf16>(p_whole, sm_count, stream); };
+    auto run_split = [&] { return tk::launch_sm90_swiglu_pingpong<SplitTailBf16>(p_split, sm_count, stream); };
     auto run_traced = [&] { return tk::launch_sm90_swiglu_pingpong<TracedSplitTail>(p_traced, sm_count, stream); };
     // Outputs poisoned (0xFFFF: NaN) so an unwritten one cannot pass as equal.
     CHECK_CUDA(cudaMemsetAsync(o_whole, 0xFF, o_elems * 2, stream));
