@@ -404,8 +404,9 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
     int const stages_per_step = Kernel::kCooperative ? tile_stages : 2 * tile_stages;
     if (!Kernel::kCooperative && consumer == 1) read_state.advance(tile_stages);
 
-    // The epilogue of one finished tile (both schedules).
-    auto store_tile = [&](auto const& accum, int m_blk, int n_blk) {
+    // The epilogue of one finished tile (both schedules); `thread` is consumer_thread (the split
+    // tail passes a copy the compiler cannot see through: see there).
+    auto store_tile = [&](auto const& accum, int m_blk, int n_blk, int thread) {
       // A ragged M's last tile row starts early and overlaps the previous one (the mainloop's
       // tile_row0): it is stored register-direct, skipping the rows already stored, also where
       // the other tiles go out by TMA (whose box cannot skip rows). Uniform per tile.
@@ -416,15 +417,15 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
           // Named barriers 0 and 1 (NamedBarrier adds CUTLASS's 8 reserved ids: hardware 8 and 9):
           // one per Pingpong consumer, 0 for the Cooperative pair.
           Kernel::TmaStore::template store<typename Kernel::Epilogue>(
-              accum, tiled_mma, consumer_thread, Kernel::kTileConsumerThreads,
-              Kernel::kCooperative ? 0 : consumer, consumer_thread == 0,
+              accum, tiled_mma, thread, Kernel::kTileConsumerThreads,
+              Kernel::kCooperative ? 0 : consumer, thread == 0,
               smem.out.buffers.data() + (Kernel::kCooperative ? 0 : consumer) * Kernel::TmaStore::kBufferElems,
               params.tma_out, m_blk, n_blk, params.mainloop.m, params.mainloop.i);
           stored = true;
         }
       }
       if (!stored) {
-        Kernel::Epilogue::store(accum, tiled_mma, consumer_thread, m_blk * Mainloop::kTileM - rows_done,
+        Kernel::Epilogue::store(accum, tiled_mma, thread, m_blk * Mainloop::kTileM - rows_done,
                                 rows_done, n_blk * Mainloop::kTileN, params.mainloop.m,
                                 params.mainloop.i, params.out, params.ld_out);
       }
@@ -447,47 +448,71 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
       };
       auto stamp = [&](int step) { split_tail_trace_stamp<Kernel>(step, consumer_thread); };
       stamp(kSplitTailTraceStart);
-      for (int tile = rank; tile < params.dp_tiles; tile += grid) {
-        int m_blk, n_blk;
-        cta_tile_coord(tile, m_blk, n_blk);
-        Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<Mainloop::kTileM>{}, Int<Mainloop::kGemmTileN>{}));
-        sweep(accum, k_tiles);
-        store_tile(accum, m_blk, n_blk);
-      }
-      stamp(kSplitTailTraceWholeTilesDone);
       static_assert(sizeof(smem.tensors.b) >= Kernel::kExchangeSlotFloat4s * sizeof(float4),
                     "a handed-over slot fits in the weight stages");
-      bool const cuts = params.pieces > 1;
-      if (cuts) split_tail_exchange_acquire<Kernel>(params.epoch, consumer_thread);
-      stamp(kSplitTailTraceAcquired);
-      int unit_step = kSplitTailTraceUnit;  // this unit's first trace step
-      for (int u = rank; u < params.tail_tiles * params.pieces; u += grid, unit_step += 3) {
-        int const piece = u / params.tail_tiles;
-        int const tail_tile = u - piece * params.tail_tiles;
-        int const k_begin = split_tail_piece_k_begin(k_tiles, piece, params.pieces);
+      int const dp_tiles = params.dp_tiles;
+      int const tail_tiles = params.tail_tiles;
+      int const pieces = params.pieces;
+      bool const cuts = pieces > 1;
+      // Before the CTA's first tail unit (or at its end, if it has none): the exchange becomes this
+      // launch's. Every CTA takes it before it counts itself done in the release.
+      bool holds_exchange = false;
+      auto enter_tail = [&] {
+        holds_exchange = true;
+        stamp(kSplitTailTraceWholeTilesDone);
+        if (cuts) split_tail_exchange_acquire<Kernel>(params.epoch, consumer_thread);
+        stamp(kSplitTailTraceAcquired);
+      };
+      // One loop over the CTA's whole tiles and then its tail units: position u is tile u below
+      // dp_tiles and tail unit u - dp_tiles past it (dp_tiles is a multiple of the grid, so CTA r
+      // gets the split's units r, r + grid, ...); one copy of the epilogue.
+      int unit_step = kSplitTailTraceUnit - 3;  // this tail unit's first trace step
+      for (int u = rank; u < dp_tiles + tail_tiles * pieces; u += grid) {
+        bool const tail_unit = u >= dp_tiles;
+        int tile = u, piece = 0, k_count = k_tiles;
+        if (tail_unit) {
+          if (!holds_exchange) enter_tail();
+          unit_step += 3;
+          int const t = u - dp_tiles;
+          piece = t / tail_tiles;
+          tile = dp_tiles + (t - piece * tail_tiles);
+          int const k_begin = split_tail_piece_k_begin(k_tiles, piece, pieces);
+          k_count = split_tail_piece_k_begin(k_tiles, piece + 1, pieces) - k_begin;
+        }
         Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<Mainloop::kTileM>{}, Int<Mainloop::kGemmTileN>{}));
         static_assert(CUTE_STATIC_V(size(accum)) == Kernel::kAccumRegisters, "the exchange slot's layout");
-        sweep(accum, split_tail_piece_k_begin(k_tiles, piece + 1, params.pieces) - k_begin);
-        stamp(unit_step);
-        if (piece < params.pieces - 1) {
-          split_tail_exchange_hand_over<Kernel>(accum, u, params.epoch, consumer_thread);
+        sweep(accum, k_count);
+        if (tail_unit) {
+          stamp(unit_step);
+          if (piece < pieces - 1) {
+            split_tail_exchange_hand_over<Kernel>(accum, u - dp_tiles, params.epoch, consumer_thread);
+            stamp(unit_step + 1);
+            continue;
+          }
+          // The owning piece: this CTA's last unit (its next, u + grid, would be past P R), so the
+          // weight stages are free to receive the other pieces' slots, added in piece order.
+          float4* const staging = reinterpret_cast<float4*>(smem.tensors.b.data());
+          for (int j = 0; j < piece; ++j) {
+            split_tail_exchange_add_peer<Kernel>(accum, j * tail_tiles + (tile - dp_tiles), params.epoch,
+                                                 consumer_thread, &smem.exchange.slot_landed, exchange_phase,
+                                                 staging);
+          }
           stamp(unit_step + 1);
-          continue;
         }
-        // The owning piece: this CTA's last unit (its next, u + grid, would be past P R), so the
-        // weight stages are free to receive the other pieces' slots, added in piece order.
-        float4* const staging = reinterpret_cast<float4*>(smem.tensors.b.data());
-        for (int j = 0; j < piece; ++j) {
-          split_tail_exchange_add_peer<Kernel>(accum, j * params.tail_tiles + tail_tile, params.epoch,
-                                               consumer_thread, &smem.exchange.slot_landed, exchange_phase,
-                                               staging);
-        }
-        stamp(unit_step + 1);
         int m_blk, n_blk;
-        cta_tile_coord(params.dp_tiles + tail_tile, m_blk, n_blk);
-        store_tile(accum, m_blk, n_blk);
-        stamp(unit_step + 2);
+        cta_tile_coord(tile, m_blk, n_blk);
+        // The thread index through an empty asm, once per tile: the epilogue's shared-memory
+        // addresses derive from it, so they are computed at each store as in the whole-tile
+        // kernel. Without it ptxas hoisted them out of the loop, where next to the exchange's
+        // state they no longer fit the registers: 830 bytes spilled per thread and reloaded at
+        // every store, from L2 (the stages leave L1 too small to hold them), 17-20 us a tile,
+        // 20-40 % of the kernel where nothing is cut (bench/NOTES.md session 21).
+        int epilogue_thread = consumer_thread;
+        asm volatile("" : "+r"(epilogue_thread));
+        store_tile(accum, m_blk, n_blk, epilogue_thread);
+        if (tail_unit) stamp(unit_step + 2);
       }
+      if (!holds_exchange) enter_tail();
       if (cuts) split_tail_exchange_release<Kernel>(grid, consumer_thread);
       stamp(kSplitTailTraceReleased);
     } else if constexpr (Mainloop::kChunkedPromotion) {
@@ -499,7 +524,7 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
                                    total_tiles, smem.tensors, [&](auto const& accum, int tile) {
                                      int m_blk, n_blk;
                                      cta_tile_coord(tile, m_blk, n_blk);
-                                     store_tile(accum, m_blk, n_blk);
+                                     store_tile(accum, m_blk, n_blk, consumer_thread);
                                    });
     } else {
       for (int tile = first_tile; tile < total_tiles; tile += tile_step) {
@@ -518,7 +543,7 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
         if constexpr (!Kernel::kCooperative && Kernel::kOverlapEpilogue) math_order.arrive();
         Mainloop::mma_tail(pipeline, read_state, tile_stages);
         read_state.advance(stages_per_step);  // past this tile (and the other consumer's)
-        store_tile(accum, m_blk, n_blk);
+        store_tile(accum, m_blk, n_blk, consumer_thread);
         if constexpr (!Kernel::kCooperative && !Kernel::kOverlapEpilogue) math_order.arrive();
       }
     }
