@@ -12,18 +12,10 @@
 
 namespace tileglu::kernels {
 
-// silu(g) = g sigmoid(g) in fp32, as g / (1 + e) or g e / (1 + e) with e = exp(-|g|) in (0, 1]:
-// the denominator stays in (1, 2], so the fast reciprocal (rcp.approx through __fdividef, ~1 ulp
-// there) is exact enough and no quotient needs the IEEE division, whose range check and slow-path
-// call ptxas emitted for every output (64 per thread per 128 x 128 tile, in the epilogue the
-// Cooperative tile's tensor cores wait for). __expf is ex2.approx: a few fp32 ulp, far below one
-// bf16/fp16 ulp. Limits: g -> -inf gives g * 0 = -0 (e underflows to 0), g -> +inf gives g, NaN
-// stays NaN.
-CUTLASS_DEVICE float silu(float gate) {
-  float const e = __expf(-fabsf(gate));
-  float const sigmoid_of_abs = __fdividef(1.0f, 1.0f + e);  // sigmoid(|g|)
-  return gate * (gate >= 0.0f ? sigmoid_of_abs : e * sigmoid_of_abs);
-}
+// silu(g) in fp32. __expf is the fast exponential (ex2.approx): a few fp32 ulp, far below one
+// bf16/fp16 ulp; g -> -inf gives g / inf = -0. The IEEE division stays: g * sigmoid by way of
+// __fdividef made the Pingpong tiles 3-10 % slower on an H100 (bench/NOTES.md, session 21).
+CUTLASS_DEVICE float silu(float gate) { return gate / (1.0f + __expf(-gate)); }
 
 // silu(g) * u in fp32: the epilogue's activation.
 struct SiluMul {
