@@ -454,11 +454,12 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
       int const tail_tiles = params.tail_tiles;
       int const pieces = params.pieces;
       bool const cuts = pieces > 1;
-      // Before the CTA's first tail unit (or at its end, if it has none): the exchange becomes this
-      // launch's. Every CTA takes it before it counts itself done in the release.
-      bool holds_exchange = false;
+      // Before the CTA's first tail unit (or at its end, if it has none): where tiles are cut, the
+      // exchange becomes this launch's; every CTA takes it before it counts itself done in the
+      // release.
+      bool entered_tail = false;
       auto enter_tail = [&] {
-        holds_exchange = true;
+        entered_tail = true;
         stamp(kSplitTailTraceWholeTilesDone);
         if (cuts) split_tail_exchange_acquire<Kernel>(params.epoch, consumer_thread);
         stamp(kSplitTailTraceAcquired);
@@ -471,7 +472,7 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
         bool const tail_unit = u >= dp_tiles;
         int tile = u, piece = 0, k_count = k_tiles;
         if (tail_unit) {
-          if (!holds_exchange) enter_tail();
+          if (!entered_tail) enter_tail();
           unit_step += 3;
           int const t = u - dp_tiles;
           piece = t / tail_tiles;
@@ -512,7 +513,7 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
         store_tile(accum, m_blk, n_blk, epilogue_thread);
         if (tail_unit) stamp(unit_step + 2);
       }
-      if (!holds_exchange) enter_tail();
+      if (!entered_tail) enter_tail();
       if (cuts) split_tail_exchange_release<Kernel>(grid, consumer_thread);
       stamp(kSplitTailTraceReleased);
     } else if constexpr (Mainloop::kChunkedPromotion) {
