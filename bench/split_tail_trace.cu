@@ -194,7 +194,8 @@ int main(int argc, char** argv) {
       timed(run_split, &t_split);
       timed(run_traced, &t_traced);
     }
-    // The run whose stamps are reported: stamps cleared first, so a CTA that stamps nothing shows 0.
+    // The run whose stamps are reported: cleared first, so a step a CTA never reached is 0 here and
+    // -1 in the JSON.
     std::vector<unsigned long long> stamps(size_t(tk::kSplitTailMaxCtas) * tk::kSplitTailTraceSteps, 0ull);
     CHECK_CUDA(cudaMemcpyToSymbol(tk::g_split_tail_trace<TracedSplitTail>, stamps.data(),
                                   stamps.size() * sizeof(unsigned long long)));
