@@ -585,8 +585,8 @@ cudaError_t launch_sm90_swiglu_pingpong(SwigluParams const& p, int sm_count, cud
 
   if constexpr (Kernel::kSplitTail) {
     // One CTA per SM (the tile's shared memory allows no more), or TILEGLU_SPLIT_TAIL_GRID's count
-    // within that; a launch that cuts tiles is cooperative, with the split refitted to a smaller
-    // grid if the context refuses.
+    // within that; split_tail_launch says how (a launch that cuts tiles is cooperative, with the
+    // split refitted to a smaller grid if the context refuses).
     int const tiles = params.scheduler.total_tiles();
     int const k_tiles = Mainloop::k_tiles(params.mainloop);
     int const resident = sm_count > 0 ? sm_count : 1;
@@ -600,24 +600,22 @@ cudaError_t launch_sm90_swiglu_pingpong(SwigluParams const& p, int sm_count, cud
                    kSplitTailMaxCtas);
     }
     params.epoch = grid_exchange_next_epoch();
-    auto plan = [tiles, k_tiles](int g, typename Kernel::Params& q) {
-      SplitTailPlan const split = split_tail_plan(tiles, k_tiles, g);
+    auto set_plan = [](SplitTailPlan const& split, typename Kernel::Params& q) {
       q.dp_tiles = split.dp_tiles;
       q.tail_tiles = split.tail_tiles;
       q.pieces = split.pieces;
     };
-    plan(grid, params);
-    if (params.pieces == 1) {
-      // Nothing cut, nothing waited on: the persistent grid's plain launch (a CTA that is not yet
-      // resident only starts later), of no more CTAs than tiles.
-      if (tiles < grid) {
-        grid = tiles;
-        plan(grid, params);
-      }
-      Sm90Launch launch(dim3(unsigned(grid), 1, 1), Kernel::kThreads, Kernel::kSmemBytes, stream);
+    SplitTailLaunch const how = split_tail_launch(tiles, k_tiles, grid);
+    set_plan(how.plan, params);
+    if (!how.cooperative) {
+      // Nothing cut, nothing waited on (a CTA that is not yet resident only starts later).
+      Sm90Launch launch(dim3(unsigned(how.grid), 1, 1), Kernel::kThreads, Kernel::kSmemBytes, stream);
       return launch.launch(kernel, params);
     }
-    return launch_cooperative_shrinking(kernel, params, grid, Kernel::kThreads, Kernel::kSmemBytes, stream, plan);
+    return launch_cooperative_shrinking(kernel, params, how.grid, Kernel::kThreads, Kernel::kSmemBytes, stream,
+                                        [&](int g, typename Kernel::Params& q) {
+                                          set_plan(split_tail_plan(tiles, k_tiles, g), q);
+                                        });
   }
 
   // Persistent grid: one CTA per SM, or as many clusters as fit at once, which depends on how

@@ -71,6 +71,28 @@ inline SplitTailPlan split_tail_plan(int tiles, int k_tiles, int grid) {
   return split;
 }
 
+// How a launch of `tiles` tiles runs on a grid of `grid` CTAs: the plan, the grid, and whether it
+// must be cooperative. Only a plan that cuts tiles needs every CTA resident (owners wait on other
+// CTAs' pieces); one that cuts none is the persistent grid's plain launch, of no more CTAs than
+// tiles. (A cooperative launch the context refuses is planned again on a smaller grid by the
+// launcher.)
+struct SplitTailLaunch {
+  int grid;
+  SplitTailPlan plan;
+  bool cooperative;
+};
+
+inline SplitTailLaunch split_tail_launch(int tiles, int k_tiles, int grid) {
+  SplitTailLaunch launch{grid, split_tail_plan(tiles, k_tiles, grid), false};
+  if (launch.plan.pieces > 1) {
+    launch.cooperative = true;
+  } else if (tiles >= 1 && tiles < grid) {
+    launch.grid = tiles;
+    launch.plan = split_tail_plan(tiles, k_tiles, tiles);
+  }
+  return launch;
+}
+
 // Piece j's k tiles of a tail tile: [k_tiles j / P, k_tiles (j + 1) / P).
 TILEGLU_HOST_DEVICE inline int split_tail_piece_k_begin(int k_tiles, int piece, int pieces) {
   return int(int64_t(k_tiles) * piece / pieces);

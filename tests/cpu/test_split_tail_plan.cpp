@@ -3,7 +3,7 @@
 // does, that every (tile, k tile) is computed exactly once, that each cut tile's owning piece is
 // its CTA's last unit (so the weight stages are free for the other pieces' slots), that every
 // other piece runs before any owning piece on its CTA (so it never waits), and that the slots
-// stay within the exchange.
+// stay within the exchange; and which launches are cooperative.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -49,6 +49,49 @@ TEST(SplitTailPlan, QwenShapesAndGrid) {
   EXPECT_EQ(parse_split_tail_grid("133"), -1);
   EXPECT_EQ(parse_split_tail_grid("0"), -1);
   EXPECT_EQ(parse_split_tail_grid("5x"), -1);
+}
+
+TEST(SplitTailPlan, LaunchIsCooperativeOnlyWhereTilesAreCut) {
+  // 14B M = 256: tiles cut, every CTA of the grid resident.
+  SplitTailLaunch launch = split_tail_launch(216, 80, 132);
+  EXPECT_TRUE(launch.cooperative);
+  EXPECT_EQ(launch.grid, 132);
+  EXPECT_EQ(launch.plan.pieces, 3);
+  EXPECT_EQ(launch.plan.dp_tiles, 132);
+  // 72B M = 512: 924 tiles, 7 whole waves: a plain launch of the same grid.
+  launch = split_tail_launch(924, 128, 132);
+  EXPECT_FALSE(launch.cooperative);
+  EXPECT_EQ(launch.grid, 132);
+  EXPECT_EQ(launch.plan.dp_tiles, 924);
+  EXPECT_EQ(launch.plan.pieces, 1);
+  // 14B M = 100: 108 tiles, none worth cutting (three pieces take three rounds of a third): a
+  // plain launch of 108 CTAs, each one whole tile.
+  launch = split_tail_launch(108, 80, 132);
+  EXPECT_FALSE(launch.cooperative);
+  EXPECT_EQ(launch.grid, 108);
+  EXPECT_EQ(launch.plan.dp_tiles, 108);
+  EXPECT_EQ(launch.plan.tail_tiles, 0);
+  // 0.5B M = 256: 76 tiles of 14 k tiles, cut in 3 over all 132 CTAs.
+  launch = split_tail_launch(76, 14, 132);
+  EXPECT_TRUE(launch.cooperative);
+  EXPECT_EQ(launch.grid, 132);
+  EXPECT_EQ(launch.plan.tail_tiles, 76);
+  // Every case: the plan is split_tail_plan's on the launch's grid, and only a cut is cooperative.
+  for (int tiles : {1, 5, 37, 108, 131, 132, 133, 216, 924}) {
+    for (int k_tiles : {1, 8, 14, 80}) {
+      for (int grid : {1, 5, 37, 132}) {
+        launch = split_tail_launch(tiles, k_tiles, grid);
+        const SplitTailPlan plan = split_tail_plan(tiles, k_tiles, launch.grid);
+        EXPECT_EQ(launch.plan.dp_tiles, plan.dp_tiles);
+        EXPECT_EQ(launch.plan.tail_tiles, plan.tail_tiles);
+        EXPECT_EQ(launch.plan.pieces, plan.pieces);
+        EXPECT_EQ(launch.cooperative, plan.pieces > 1);
+        EXPECT_GE(launch.grid, 1);
+        EXPECT_LE(launch.grid, grid);
+        EXPECT_EQ(launch.grid, launch.cooperative ? grid : (tiles < grid ? tiles : grid));
+      }
+    }
+  }
 }
 
 TEST(SplitTailPlan, EveryKTileOnceOwnersLastHandOversNeverWait) {
