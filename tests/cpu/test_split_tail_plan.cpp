@@ -51,36 +51,34 @@ TEST(SplitTailPlan, QwenShapesAndGrid) {
   EXPECT_EQ(parse_split_tail_grid("5x"), -1);
 }
 
+// A launch of `tiles` tiles of `k_tiles` on a grid of `grid`: cooperative or not, on `launch_grid`
+// CTAs, planned as (dp_tiles, tail_tiles, pieces).
+void expect_launch(int tiles, int k_tiles, int grid, bool cooperative, int launch_grid, int dp_tiles, int tail_tiles,
+                   int pieces) {
+  SCOPED_TRACE(std::to_string(tiles) + " tiles of " + std::to_string(k_tiles) + " on " + std::to_string(grid));
+  const SplitTailLaunch launch = split_tail_launch(tiles, k_tiles, grid);
+  EXPECT_EQ(launch.cooperative, cooperative);
+  EXPECT_EQ(launch.grid, launch_grid);
+  EXPECT_EQ(launch.plan.dp_tiles, dp_tiles);
+  EXPECT_EQ(launch.plan.tail_tiles, tail_tiles);
+  EXPECT_EQ(launch.plan.pieces, pieces);
+}
+
 TEST(SplitTailPlan, LaunchIsCooperativeOnlyWhereTilesAreCut) {
   // 14B M = 256: tiles cut, every CTA of the grid resident.
-  SplitTailLaunch launch = split_tail_launch(216, 80, 132);
-  EXPECT_TRUE(launch.cooperative);
-  EXPECT_EQ(launch.grid, 132);
-  EXPECT_EQ(launch.plan.pieces, 3);
-  EXPECT_EQ(launch.plan.dp_tiles, 132);
+  expect_launch(216, 80, 132, true, 132, 132, 84, 3);
   // 72B M = 512: 924 tiles, 7 whole waves: a plain launch of the same grid.
-  launch = split_tail_launch(924, 128, 132);
-  EXPECT_FALSE(launch.cooperative);
-  EXPECT_EQ(launch.grid, 132);
-  EXPECT_EQ(launch.plan.dp_tiles, 924);
-  EXPECT_EQ(launch.plan.pieces, 1);
+  expect_launch(924, 128, 132, false, 132, 924, 0, 1);
   // 14B M = 100: 108 tiles, none worth cutting (three pieces take three rounds of a third): a
   // plain launch of 108 CTAs, each one whole tile.
-  launch = split_tail_launch(108, 80, 132);
-  EXPECT_FALSE(launch.cooperative);
-  EXPECT_EQ(launch.grid, 108);
-  EXPECT_EQ(launch.plan.dp_tiles, 108);
-  EXPECT_EQ(launch.plan.tail_tiles, 0);
+  expect_launch(108, 80, 132, false, 108, 108, 0, 1);
   // 0.5B M = 256: 76 tiles of 14 k tiles, cut in 3 over all 132 CTAs.
-  launch = split_tail_launch(76, 14, 132);
-  EXPECT_TRUE(launch.cooperative);
-  EXPECT_EQ(launch.grid, 132);
-  EXPECT_EQ(launch.plan.tail_tiles, 76);
+  expect_launch(76, 14, 132, true, 132, 0, 76, 3);
   // Every case: the plan is split_tail_plan's on the launch's grid, and only a cut is cooperative.
   for (int tiles : {1, 5, 37, 108, 131, 132, 133, 216, 924}) {
     for (int k_tiles : {1, 8, 14, 80}) {
       for (int grid : {1, 5, 37, 132}) {
-        launch = split_tail_launch(tiles, k_tiles, grid);
+        const SplitTailLaunch launch = split_tail_launch(tiles, k_tiles, grid);
         const SplitTailPlan plan = split_tail_plan(tiles, k_tiles, launch.grid);
         EXPECT_EQ(launch.plan.dp_tiles, plan.dp_tiles);
         EXPECT_EQ(launch.plan.tail_tiles, plan.tail_tiles);
