@@ -214,17 +214,21 @@ int main(int argc, char** argv) {
       nan_split += (h_split[e] & 0x7F80) == 0x7F80 && (h_split[e] & 0x7F) != 0;
     }
 
-    int const tiles = ((c.m + 127) / 128) * ((c.i + 127) / 128);
-    int const k_tiles = (c.k + 63) / 64;
-    int const grid = tk::split_tail_ctas(sm_count);
-    tk::SplitTailPlan const plan = tk::split_tail_plan(tiles, k_tiles, grid);
+    // What the launcher ran (launch_sm90_swiglu_pingpong's split-tail branch, without
+    // TILEGLU_SPLIT_TAIL_GRID): the same tiles, grid and split_tail_launch.
+    using Mainloop = SplitTailBf16::Mainloop;
+    int const tiles = ((c.m + Mainloop::kTileM - 1) / Mainloop::kTileM) * ((c.i + Mainloop::kTileN - 1) / Mainloop::kTileN);
+    int const k_tiles = (c.k + Mainloop::kTileK - 1) / Mainloop::kTileK;
+    tk::SplitTailLaunch const launch = tk::split_tail_launch(tiles, k_tiles, tk::split_tail_ctas(sm_count));
+    tk::SplitTailPlan const& plan = launch.plan;
     std::fprintf(out,
                  "%s\n {\"case\": \"%s\", \"m\": %d, \"k\": %d, \"i\": %d, \"tiles\": %d, \"k_tiles\": %d, \"grid\": %d, "
-                 "\"dp_tiles\": %d, \"tail_tiles\": %d, \"pieces\": %d, \"whole_us\": %.3f, \"split_us\": %.3f, "
+                 "\"cooperative\": %s, \"dp_tiles\": %d, \"tail_tiles\": %d, \"pieces\": %d, \"whole_us\": %.3f, \"split_us\": %.3f, "
                  "\"traced_us\": %.3f, \"traced_outputs_differing_from_split\": %lld, "
                  "\"whole_outputs_differing_from_split\": %lld, \"split_nan_outputs\": %lld, \"outputs\": %lld,\n"
                  "  \"stamp_steps\": %d, \"stamps_ns\": [",
-                 ci ? "," : "", c.name.c_str(), c.m, c.k, c.i, tiles, k_tiles, grid, plan.dp_tiles, plan.tail_tiles,
+                 ci ? "," : "", c.name.c_str(), c.m, c.k, c.i, tiles, k_tiles, launch.grid,
+                 launch.cooperative ? "true" : "false", plan.dp_tiles, plan.tail_tiles,
                  plan.pieces, median(t_whole), median(t_split), median(t_traced), (long long)traced_differs,
                  (long long)whole_differs, (long long)nan_split, (long long)o_elems, tk::kSplitTailTraceSteps);
     unsigned long long t0 = ~0ull;

@@ -30,7 +30,8 @@ def summarise(case):
         f"{case['case']} M={case['m']} K={case['k']} I={case['i']}: whole {case['whole_us']:.1f} us, "
         f"split {case['split_us']:.1f}, traced {case['traced_us']:.1f} "
         f"(split/whole {case['split_us'] / case['whole_us']:.3f}); tiles {case['tiles']} = "
-        f"{case['dp_tiles']} whole + {case['tail_tiles']} x {case['pieces']} pieces on {case['grid']} CTAs; "
+        f"{case['dp_tiles']} whole + {case['tail_tiles']} x {case['pieces']} pieces on {case['grid']} CTAs"
+        f"{ {True: ' (cooperative)', False: ' (plain launch)'}.get(case.get('cooperative'), '')}; "
         f"traced != split: {case['traced_outputs_differing_from_split']}, "
         f"whole != split: {case['whole_outputs_differing_from_split']} of {case['outputs']}"
     ]

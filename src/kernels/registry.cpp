@@ -280,9 +280,10 @@ const KernelEntry kRegistry[] = {
     // The Cooperative 128x128 TMA-store tile on a grid of one CTA per SM, each tile of the last,
     // partial wave cut in up to 3 pieces of K spread over every CTA, the pieces summed through
     // global memory (split_tail_plan.h): for the shapes whose tiles leave a partial last wave (14B
-    // and 32B at M = 256: 1.64 and 3.27 waves). Measured on an H100: 0.99-1.16x the whole-tile
-    // kernel's time at 14B-72B, up to 2.4x at 0.5B-3B (bench/NOTES.md session 20); tuner-only,
-    // no table runs it.
+    // and 32B at M = 256: 1.64 and 3.27 waves). Measured on an H100 (bench/NOTES.md session 21):
+    // 0.93-0.95x the whole-tile kernel's time where tiles are cut at 7B-72B, 1.005-1.013x where
+    // none are, 1.06-1.09x at 14B M = 256 and up to 1.66x at short K; no faster than the tiles the
+    // tables pick for those rows, so tuner-only: no table runs it.
     {{"k2_coop_128x128x64_s4_tma_split", 2, 128, 128, 64, 4, 1, 1, 0, 1, false, false},
      kernels::launch_k2_coop_128x128x64_s4_tma_split_bf16, kernels::launch_k2_coop_128x128x64_s4_tma_split_fp16},
 };

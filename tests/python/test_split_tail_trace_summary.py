@@ -21,7 +21,7 @@ def make_case():
     cta1 = [1000, 52000, 52000, 64000, 65000, -1, -1, -1, -1, -1, -1, -1, 66000]
     idle = [-1] * steps
     return {"case": "t", "m": 256, "k": 5120, "i": 13824, "tiles": 3, "k_tiles": 80, "grid": 3,
-            "dp_tiles": 1, "tail_tiles": 2, "pieces": 2, "whole_us": 100.0, "split_us": 90.0,
+            "cooperative": True, "dp_tiles": 1, "tail_tiles": 2, "pieces": 2, "whole_us": 100.0, "split_us": 90.0,
             "traced_us": 91.0, "traced_outputs_differing_from_split": 0,
             "whole_outputs_differing_from_split": 7, "outputs": 100, "stamp_steps": steps,
             "stamps_ns": [cta0, cta1, idle]}
@@ -31,6 +31,7 @@ def test_summary_reports_the_stamps_differences():
     lines = load_summary().summarise(make_case())
     text = "\n".join(lines)
     assert "split/whole 0.900" in text
+    assert "2 x 2 pieces on 3 CTAs (cooperative);" in text
     assert "CTAs stamped 2" in text
     assert "wait for the exchange 0.5 / 1.0 us" in text  # 1000 and 0 ns
     # Round 0: sweeps 60000 - 51000 and 64000 - 52000; hand-overs 2000 and 1000 ns.
