@@ -27,6 +27,9 @@ TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x64x64_s8_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x128x64_s4_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_s4_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_s4_tma_split)
+TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x112x64_s4_tma)
+TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x112x64_s5_tma)
+TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x48x64_s10_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_c2_s6_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_c2_s4_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_m2_s6_tma)
@@ -286,6 +289,18 @@ const KernelEntry kRegistry[] = {
     // tables pick for those rows, so tuner-only: no table runs it.
     {{"k2_coop_128x128x64_s4_tma_split", 2, 128, 128, 64, 4, 1, 1, 0, 1, false, false},
      kernels::launch_k2_coop_128x128x64_s4_tma_split_bf16, kernels::launch_k2_coop_128x128x64_s4_tma_split_fp16},
+    // 112-column tiles (GEMM N = 224), for the tile counts 128 columns quantise badly: at
+    // qwen2.5-14b M = 256 (I = 13824) the 128x128 tile makes 216 tiles, 1.64 waves of 132 SMs run
+    // in 2 rounds, where 128x112 makes 248 tiles, 2 rounds of 7/8 the work each; so do 14b
+    // M <= 512 and 32b M = 1000-1024 and 2048 on paper (0.875-0.97 of the 128-column rounds).
+    {{"k2_coop_128x112x64_s4_tma", 2, 128, 112, 64, 4, 1, 1, 0, 1, false, false},
+     kernels::launch_k2_coop_128x112x64_s4_tma_bf16, kernels::launch_k2_coop_128x112x64_s4_tma_fp16},
+    {{"k2_pingpong_64x112x64_s5_tma", 2, 64, 112, 64, 5, 1, 1, 0, 1, false, false},
+     kernels::launch_k2_pingpong_64x112x64_s5_tma_bf16, kernels::launch_k2_pingpong_64x112x64_s5_tma_fp16},
+    // 48-column tiles for short-K mid-M shapes: qwen2.5-1.5b M = 256 (I = 8960) in 64x64 tiles is
+    // 560 tiles, 4.24 per SM run in 5; 64x48 makes 748, 5.67 in 6 rounds of 3/4 the work (0.9).
+    {{"k2_pingpong_64x48x64_s10_tma", 2, 64, 48, 64, 10, 1, 1, 0, 1, false, false},
+     kernels::launch_k2_pingpong_64x48x64_s10_tma_bf16, kernels::launch_k2_pingpong_64x48x64_s10_tma_fp16},
 };
 }  // namespace
 

@@ -115,10 +115,21 @@ struct Sm90SwigluEpilogue {
 //
 // The buffer is 128-byte swizzled in rows of 64 elements (the GMMA K-major atom): a warp's 32-bit
 // writes (8 rows x 4 column pairs of one 8-column group) land in 8 different 16-byte chunks,
-// which covers the 32 banks without conflict, and TMA reads the same swizzle.
+// which covers the 32 banks without conflict, and TMA reads the same swizzle. A tile_n that is
+// not a multiple of 64 (the 112-column tiles, WGMMA N = 224) takes the widest atom that divides
+// it: 64-byte (32 elements) or 32-byte (16 elements) swizzle. The 32-byte atom is 8 rows of 32
+// bytes whose 16-byte halves swap every 4 rows, so the warp's 8 rows x 16 bytes still cover 128
+// distinct bytes of banks; TMA then stores the tile as tile_n / 16 boxes of 16 columns.
+template <class Element, int kTileN>
+using Sm90StagingAtomFor = cute::conditional_t<
+    kTileN % 64 == 0, cute::GMMA::Layout_K_SW128_Atom<Element>,
+    cute::conditional_t<kTileN % 32 == 0, cute::GMMA::Layout_K_SW64_Atom<Element>,
+                        cute::GMMA::Layout_K_SW32_Atom<Element>>>;
+
 template <class Element, int kTileM, int kTileN>
 struct Sm90SwigluTmaStore {
-  using SmemLayout = decltype(cute::tile_to_shape(cute::GMMA::Layout_K_SW128_Atom<Element>{},
+  static_assert(kTileN % 16 == 0, "the staging atom is at least 16 columns wide");
+  using SmemLayout = decltype(cute::tile_to_shape(Sm90StagingAtomFor<Element, kTileN>{},
                                                   cute::make_shape(cute::Int<kTileM>{}, cute::Int<kTileN>{})));
   static constexpr int kBufferElems = kTileM * kTileN;
   static_assert(cute::cosize_v<SmemLayout> == kBufferElems, "staging buffer must be dense");

@@ -110,10 +110,7 @@ struct Sm90SwigluMainloop {
 
   // The consumer warpgroup(s) compute the whole tile: kTileM/64 WGMMA atoms along M (split
   // between the warpgroups), 2*tile_n/kMmaAtomN along N.
-  using MmaAtom = decltype(cute::GMMA::ss_op_selector<
-                           Element, Element, float,
-                           cute::Shape<cute::_64, cute::Int<kMmaAtomN>, cute::Int<kTileK>>,
-                           cute::GMMA::Major::K, cute::GMMA::Major::K>());
+  using MmaAtom = decltype(sm90_ss_wgmma_atom<Element, kMmaAtomN, kTileK>());
   using TiledMma = decltype(cute::make_tiled_mma(
       MmaAtom{}, cute::Layout<cute::Shape<cute::Int<kConsumerWarpgroups>, cute::_1, cute::_1>>{}));
 

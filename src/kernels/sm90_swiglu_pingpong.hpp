@@ -101,7 +101,7 @@ struct Sm90SwigluPingpong {
                                         kSequential, kClusterM>;
   using Epilogue = Sm90SwigluEpilogue<Element, kTileM, kTileN,
                                       cute::conditional_t<kSequential, MulActivated, SiluMul>>;
-  // Without kTmaStore no staging type is instantiated (its swizzle atom needs tile_n % 64 == 0).
+  // Without kTmaStore no staging type is instantiated (its swizzle atom needs tile_n % 16 == 0).
   struct NoTmaStore {
     struct Tma {};
     static constexpr int kBufferElems = 0;

@@ -50,44 +50,7 @@
 #include "swiglu_activation.hpp"
 #include "swiglu_params.h"
 
-// CUTLASS declares the WGMMA atoms of N other than 8-32, 48, 64, 80, 96, 128, 192 and 256 in
-// headers it includes only under CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED, which also changes
-// ss_op_selector's choices everywhere. A translation unit that instantiates a token count among
-// them (112: 14 steps of 8 cover M = 1537 in 1568 rows; 176: cuBLAS's 72B M = 1537 tile) defines
-// TILEGLU_WGMMA_EXTENDED_N before including this header; the others do not pay for them.
-#if defined(TILEGLU_WGMMA_EXTENDED_N)
-#include <cute/arch/mma_sm90_gmma_ext.hpp>
-#include <cute/atom/mma_traits_sm90_gmma_ext.hpp>
-#endif
-
 namespace tileglu::kernels {
-
-// The SS WGMMA atom (A and B K-major from shared memory, fp32 accumulators) of a 64 x kN tile.
-template <class Element, int kN, int kTileK>
-CUTLASS_HOST_DEVICE constexpr auto swapab_pingpong_atom() {
-  using cute::GMMA::Major;
-  if constexpr (kN == 88 || kN == 112 || kN == 176) {
-#if defined(TILEGLU_WGMMA_EXTENDED_N)
-    constexpr bool kBF16 = cute::is_same_v<Element, cutlass::bfloat16_t>;
-    if constexpr (kN == 88) {
-      if constexpr (kBF16) return cute::SM90::GMMA::MMA_64x88x16_F32BF16BF16_SS<Major::K, Major::K>{};
-      else return cute::SM90::GMMA::MMA_64x88x16_F32F16F16_SS<Major::K, Major::K>{};
-    } else if constexpr (kN == 112) {
-      if constexpr (kBF16) return cute::SM90::GMMA::MMA_64x112x16_F32BF16BF16_SS<Major::K, Major::K>{};
-      else return cute::SM90::GMMA::MMA_64x112x16_F32F16F16_SS<Major::K, Major::K>{};
-    } else {
-      if constexpr (kBF16) return cute::SM90::GMMA::MMA_64x176x16_F32BF16BF16_SS<Major::K, Major::K>{};
-      else return cute::SM90::GMMA::MMA_64x176x16_F32F16F16_SS<Major::K, Major::K>{};
-    }
-#else
-    static_assert(kN != kN, "N = 88 / 112 / 176 need TILEGLU_WGMMA_EXTENDED_N defined before this header");
-#endif
-  } else {
-    return cute::GMMA::ss_op_selector<Element, Element, float,
-                                      cute::Shape<cute::_64, cute::Int<kN>, cute::Int<kTileK>>,
-                                      Major::K, Major::K>();
-  }
-}
 
 template <class Element_, int kCols_, int kTokens_, int kStages_, bool kCooperative_ = false>
 struct Sm90SwigluSwapABPingpong {
@@ -115,7 +78,7 @@ struct Sm90SwigluSwapABPingpong {
   static constexpr int kAccumValues = kRows * kConsumerTokens / kConsumerThreads;
   static_assert(kAccumValues <= 192, "accumulators must leave room in the consumers' 232 registers");
 
-  using MmaAtom = decltype(swapab_pingpong_atom<Element, kConsumerTokens, kTileK>());
+  using MmaAtom = decltype(sm90_ss_wgmma_atom<Element, kConsumerTokens, kTileK>());
   static_assert(cute::size<1>(typename cute::MMA_Traits<MmaAtom>::Shape_MNK{}) == kConsumerTokens,
                 "no single WGMMA instruction of N = kConsumerTokens: choose a token count CUTLASS selects");
   // Cooperative: the two warpgroups tile N, so one TiledMma over 256 threads partitions the

@@ -13,7 +13,49 @@
 #include <cute/atom/mma_traits_sm90_gmma.hpp>
 #include <cutlass/cutlass.h>
 
+// CUTLASS declares the WGMMA atoms of N other than 8-32, 48, 64, 80, 96, 128, 192 and 256 in
+// headers it includes only under CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED, which also changes
+// ss_op_selector's choices everywhere. A translation unit that instantiates an N among them
+// defines TILEGLU_WGMMA_EXTENDED_N before including any kernel header; the others do not pay for
+// them. In use: the swap-AB tiles' token counts (88 and 112: 14 steps of 8 cover M = 1537 in 1568
+// rows; 176: cuBLAS's 72B M = 1537 tile) and the 112-column tiles' GEMM N = 224 ([gate | up]).
+#if defined(TILEGLU_WGMMA_EXTENDED_N)
+#include <cute/arch/mma_sm90_gmma_ext.hpp>
+#include <cute/atom/mma_traits_sm90_gmma_ext.hpp>
+#endif
+
 namespace tileglu::kernels {
+
+// The SS WGMMA atom (A and B K-major from shared memory, fp32 accumulators) of a 64 x kN tile:
+// CUTLASS's selector where it has the N, else the extended atom, named.
+template <class Element, int kN, int kTileK>
+CUTLASS_HOST_DEVICE constexpr auto sm90_ss_wgmma_atom() {
+  using cute::GMMA::Major;
+  if constexpr (kN == 88 || kN == 112 || kN == 176 || kN == 224) {
+#if defined(TILEGLU_WGMMA_EXTENDED_N)
+    constexpr bool kBF16 = cute::is_same_v<Element, cutlass::bfloat16_t>;
+    if constexpr (kN == 88) {
+      if constexpr (kBF16) return cute::SM90::GMMA::MMA_64x88x16_F32BF16BF16_SS<Major::K, Major::K>{};
+      else return cute::SM90::GMMA::MMA_64x88x16_F32F16F16_SS<Major::K, Major::K>{};
+    } else if constexpr (kN == 112) {
+      if constexpr (kBF16) return cute::SM90::GMMA::MMA_64x112x16_F32BF16BF16_SS<Major::K, Major::K>{};
+      else return cute::SM90::GMMA::MMA_64x112x16_F32F16F16_SS<Major::K, Major::K>{};
+    } else if constexpr (kN == 176) {
+      if constexpr (kBF16) return cute::SM90::GMMA::MMA_64x176x16_F32BF16BF16_SS<Major::K, Major::K>{};
+      else return cute::SM90::GMMA::MMA_64x176x16_F32F16F16_SS<Major::K, Major::K>{};
+    } else {
+      if constexpr (kBF16) return cute::SM90::GMMA::MMA_64x224x16_F32BF16BF16_SS<Major::K, Major::K>{};
+      else return cute::SM90::GMMA::MMA_64x224x16_F32F16F16_SS<Major::K, Major::K>{};
+    }
+#else
+    static_assert(kN != kN, "N = 88 / 112 / 176 / 224 need TILEGLU_WGMMA_EXTENDED_N defined before the kernel headers");
+#endif
+  } else {
+    return cute::GMMA::ss_op_selector<Element, Element, float,
+                                      cute::Shape<cute::_64, cute::Int<kN>, cute::Int<kTileK>>,
+                                      Major::K, Major::K>();
+  }
+}
 
 // One k tile's WGMMA batch into `accum`: waits for the stage read_state points at, issues its
 // k-blocks and commits them as one batch, then steps read_state on. The first k-block scales the

@@ -300,8 +300,9 @@ INSTANTIATE_TEST_SUITE_P(
                                      "k2_pingpong_128x64x64_c2_s6_tma", "k2_coop_128x128x64_c2_s4_tma",
                                      // Weight multicast (2x1 and 2x2 clusters).
                                      "k2_pingpong_128x64x64_m2_s6_tma", "k2_coop_128x128x64_m2_s4_tma",
-                                     // 96-column tiles (WGMMA N = 192).
-                                     "k2_pingpong_64x96x64_s6",
+                                     // 48-, 96- and 112-column tiles (WGMMA N = 96, 192, 224).
+                                     "k2_pingpong_64x96x64_s6", "k2_coop_128x112x64_s4_tma",
+                                     "k2_pingpong_64x112x64_s5_tma", "k2_pingpong_64x48x64_s10_tma",
                                      // 128-deep k tiles.
                                      "k2_pingpong_64x128x128_s2", "k2_pingpong_64x64x128_s4",
                                      "k2_pingpong_128x64x128_s3",
@@ -576,7 +577,7 @@ TEST(SwigluGpuReadKnobs, PromotionTakesInEveryFamily) {
                                  "k2_coop_128x128x64_s4_tma",      "k2_pingpong_128x64x64_m2_s6_tma",
                                  "k2_coop_128x128x64_c2_s4_tma",   "k2_splitk4_64x64x64_s4",
                                  "k2_wavesplit_128x64_64x64_tma",  "k2_swapab_pp_c96_n112_s5",
-                                 "k2_swapab_coop_c96_n224_s4"};
+                                 "k2_swapab_coop_c96_n224_s4",     "k2_coop_128x112x64_s4_tma"};
   unsetenv("TILEGLU_SWAPAB_ISSUE_BATCH");
   unsetenv("TILEGLU_SWAPAB_K_STAGGER");
   uint32_t seed = 1700;

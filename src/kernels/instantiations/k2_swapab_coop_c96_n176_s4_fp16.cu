@@ -1,6 +1,6 @@
 // Swap-AB Cooperative kernel: 96 output columns (gate and up interleaved by 8 rows) x 176
 // tokens per unit (88 per consumer warpgroup), 4 TMA stages, fp16.
-#define TILEGLU_WGMMA_EXTENDED_N  // N = 88: see sm90_swiglu_swapab_pingpong.hpp
+#define TILEGLU_WGMMA_EXTENDED_N  // N = 88: see sm90_wgmma_k_sweep.hpp
 #include "../sm90_swiglu_swapab_pingpong.hpp"
 
 TILEGLU_INSTANTIATE_SWAPAB_PINGPONG(k2_swapab_coop_c96_n176_s4, fp16, cutlass::half_t, 96, 176, 4, true)

@@ -1,6 +1,6 @@
 // Swap-AB Pingpong kernel: 96 output columns (gate and up interleaved by 8 rows) x 112
 // tokens per unit, 5 TMA stages, two consumer warpgroups, fp16.
-#define TILEGLU_WGMMA_EXTENDED_N  // N = 112 / 176: see sm90_swiglu_swapab_pingpong.hpp
+#define TILEGLU_WGMMA_EXTENDED_N  // N = 112 / 176: see sm90_wgmma_k_sweep.hpp
 #include "../sm90_swiglu_swapab_pingpong.hpp"
 
 TILEGLU_INSTANTIATE_SWAPAB_PINGPONG(k2_swapab_pp_c96_n112_s5, fp16, cutlass::half_t, 96, 112, 5)
