@@ -30,6 +30,7 @@ TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_s4_tma_split)
 TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x112x64_s4_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x112x64_s5_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x48x64_s10_tma)
+TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x112x64_m2_s4_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_c2_s6_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_c2_s4_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_m2_s6_tma)
@@ -301,6 +302,12 @@ const KernelEntry kRegistry[] = {
     // 560 tiles, 4.24 per SM run in 5; 64x48 makes 748, 5.67 in 6 rounds of 3/4 the work (0.9).
     {{"k2_pingpong_64x48x64_s10_tma", 2, 64, 48, 64, 10, 1, 1, 0, 1, false, false},
      kernels::launch_k2_pingpong_64x48x64_s10_tma_bf16, kernels::launch_k2_pingpong_64x48x64_s10_tma_fp16},
+    // The 112-column Cooperative tile in 2x1 clusters sharing each weight tile between two
+    // M-blocks: per CTA and k, 240 operand rows from L2 instead of 352. Where M is a few hundred
+    // the tile is fed from L2 faster than its tensor cores need only with that (14b M = 256:
+    // 589 TFLOP/s unclustered, ~12 TB/s of L2 -> SM operand bytes over 132 SMs).
+    {{"k2_coop_128x112x64_m2_s4_tma", 2, 128, 112, 64, 4, 2, 1, 0, 1, false, false},
+     kernels::launch_k2_coop_128x112x64_m2_s4_tma_bf16, kernels::launch_k2_coop_128x112x64_m2_s4_tma_fp16},
 };
 }  // namespace
 

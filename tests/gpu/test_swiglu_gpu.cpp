@@ -300,6 +300,7 @@ INSTANTIATE_TEST_SUITE_P(
                                      "k2_pingpong_128x64x64_c2_s6_tma", "k2_coop_128x128x64_c2_s4_tma",
                                      // Weight multicast (2x1 and 2x2 clusters).
                                      "k2_pingpong_128x64x64_m2_s6_tma", "k2_coop_128x128x64_m2_s4_tma",
+                                     "k2_coop_128x112x64_m2_s4_tma",
                                      // 48-, 96- and 112-column tiles (WGMMA N = 96, 192, 224).
                                      "k2_pingpong_64x96x64_s6", "k2_coop_128x112x64_s4_tma",
                                      "k2_pingpong_64x112x64_s5_tma", "k2_pingpong_64x48x64_s10_tma",
