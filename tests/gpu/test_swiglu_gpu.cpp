@@ -332,6 +332,7 @@ INSTANTIATE_TEST_SUITE_P(
                                      "k2_swapab_pp_c64_n176_s5",
                                      // The same, both consumers on every unit (Cooperative).
                                      "k2_swapab_coop_c96_n176_s4", "k2_swapab_coop_c96_n224_s4",
+                                     "k2_swapab_coop_c64_n224_s5",
                                      "k2_swapab_coop_c96_n256_s4",
                                      "k2_swapab_coop_c128_n128_s4"),
                      testing::Values(Format::kBF16, Format::kFP16)),
