@@ -119,7 +119,7 @@ struct Sm90SwigluEpilogue {
 // not a multiple of 64 (the 112-column tiles, WGMMA N = 224) takes the widest atom that divides
 // it: 64-byte (32 elements) or 32-byte (16 elements) swizzle. The 32-byte atom is 8 rows of 32
 // bytes whose 16-byte halves swap every 4 rows, so the warp's 8 rows x 16 bytes still cover 128
-// distinct bytes of banks; TMA then stores the tile as tile_n / 16 boxes of 16 columns.
+// distinct bytes of banks; TMA's boxes are then at most 16 columns (the swizzle span) wide.
 template <class Element, int kTileN>
 using Sm90StagingAtomFor = cute::conditional_t<
     kTileN % 64 == 0, cute::GMMA::Layout_K_SW128_Atom<Element>,
