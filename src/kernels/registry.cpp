@@ -295,6 +295,10 @@ const KernelEntry kRegistry[] = {
     // qwen2.5-14b M = 256 (I = 13824) the 128x128 tile makes 216 tiles, 1.64 waves of 132 SMs run
     // in 2 rounds, where 128x112 makes 248 tiles, 2 rounds of 7/8 the work each; so do 14b
     // M <= 512 and 32b M = 1000-1024 and 2048 on paper (0.875-0.97 of the 128-column rounds).
+    // Measured (H100, session 22): 14b M = 256 123.5 us against 134.5 for 128x128 and 136.6 for
+    // the 64x64 Pingpong tile the table ran; the H100 table runs 128x112 there and at 72b M = 128,
+    // 64x112 at 1.5b M = 512, 64x48 at 1.5b M = 100-256. Where whole waves of 128 columns fit
+    // (large M) it is no faster: it loads more operand bytes per MAC.
     {{"k2_coop_128x112x64_s4_tma", 2, 128, 112, 64, 4, 1, 1, 0, 1, false, false},
      kernels::launch_k2_coop_128x112x64_s4_tma_bf16, kernels::launch_k2_coop_128x112x64_s4_tma_fp16},
     {{"k2_pingpong_64x112x64_s5_tma", 2, 64, 112, 64, 5, 1, 1, 0, 1, false, false},
@@ -304,9 +308,10 @@ const KernelEntry kRegistry[] = {
     {{"k2_pingpong_64x48x64_s10_tma", 2, 64, 48, 64, 10, 1, 1, 0, 1, false, false},
      kernels::launch_k2_pingpong_64x48x64_s10_tma_bf16, kernels::launch_k2_pingpong_64x48x64_s10_tma_fp16},
     // The 112-column Cooperative tile in 2x1 clusters sharing each weight tile between two
-    // M-blocks: per CTA and k, 240 operand rows from L2 instead of 352. Where M is a few hundred
-    // the tile is fed from L2 faster than its tensor cores need only with that (14b M = 256:
-    // 589 TFLOP/s unclustered, ~12 TB/s of L2 -> SM operand bytes over 132 SMs).
+    // M-blocks: per CTA and k, 240 operand rows from L2 instead of 352 (14b M = 256 unclustered:
+    // 589 TFLOP/s, ~12 TB/s of L2 -> SM operand bytes over 132 SMs). Measured (H100, session 22,
+    // 7B-72B at M = 128-2048): at best within 1 % of the fastest unclustered tile (32b M = 256,
+    // 72b M = 1000), 10-24 % behind it at M = 128 and 3-9 % at M = 1537; no table runs it.
     {{"k2_coop_128x112x64_m2_s4_tma", 2, 128, 112, 64, 4, 2, 1, 0, 1, false, false},
      kernels::launch_k2_coop_128x112x64_m2_s4_tma_bf16, kernels::launch_k2_coop_128x112x64_m2_s4_tma_fp16},
     // The swap-AB Cooperative unit at 64 output columns: more units for the ragged M whose
