@@ -606,12 +606,13 @@ cudaError_t launch_sm90_swiglu_pingpong(SwigluParams const& p, int sm_count, cud
       q.pieces = split.pieces;
     };
     SplitTailLaunch const how = split_tail_launch(tiles, k_tiles, grid);
-    set_plan(how.plan, params);
     if (!how.cooperative) {
       // Nothing cut, nothing waited on (a CTA that is not yet resident only starts later).
+      set_plan(how.plan, params);
       Sm90Launch launch(dim3(unsigned(how.grid), 1, 1), Kernel::kThreads, Kernel::kSmemBytes, stream);
       return launch.launch(kernel, params);
     }
+    // The shrinking launch plans each grid it tries, how.grid (whose plan is how.plan) first.
     return launch_cooperative_shrinking(kernel, params, how.grid, Kernel::kThreads, Kernel::kSmemBytes, stream,
                                         [&](int g, typename Kernel::Params& q) {
                                           set_plan(split_tail_plan(tiles, k_tiles, g), q);
