@@ -24,6 +24,7 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include "bench_common.cuh"
 #include "kernels/sm90_swiglu_pingpong.hpp"
 
 namespace {
@@ -52,17 +53,10 @@ struct TracedSplitTail : SplitTailBf16 {
     }                                                                                                 \
   } while (0)
 
-// Uniform values in [-scale, scale) from a hash of (seed, index): no zeros-in, no cuRAND.
-__global__ void fill_random(__nv_bfloat16* data, int64_t n, uint32_t seed, float scale) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
-    uint32_t h = uint32_t(i) * 0x9E3779B1u ^ (uint32_t(i >> 32) + seed) * 0x85EBCA77u;
-    h ^= h >> 15;
-    h *= 0x2C1B3C6Du;
-    h ^= h >> 12;
-    h *= 0x297A2D39u;
-    h ^= h >> 15;
-    data[i] = __float2bfloat16((float(h >> 8) * (1.0f / 8388608.0f) - 1.0f) * scale);
-  }
+// N(0, stddev^2) values from bench_common::hash_normal of (seed, index): no zeros in, no cuRAND.
+__global__ void fill_normal(__nv_bfloat16* data, int64_t n, uint64_t seed, float stddev) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+    data[i] = __float2bfloat16(bench_common::hash_normal(seed, uint64_t(i)) * stddev);
 }
 
 struct Case {
@@ -70,10 +64,7 @@ struct Case {
   int m, k, i;
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
-}
+using bench_common::median;
 
 int usage() {
   std::fprintf(stderr, "usage: split_tail_trace --case NAME:M:K:I [--case ...] [--reps N] --out FILE.json\n");
@@ -144,9 +135,9 @@ int main(int argc, char** argv) {
     CHECK_CUDA(cudaMalloc(&o_split, o_elems * 2));
     CHECK_CUDA(cudaMalloc(&o_traced, o_elems * 2));
     uint32_t const seed = 0x5EED0000u + uint32_t(ci) * 7919u;
-    fill_random<<<1024, 256, 0, stream>>>(x, x_elems, seed, 1.0f);
-    fill_random<<<1024, 256, 0, stream>>>(wg, w_elems, seed + 1, 1.0f / std::sqrt(float(c.k)));
-    fill_random<<<1024, 256, 0, stream>>>(wu, w_elems, seed + 2, 1.0f / std::sqrt(float(c.k)));
+    fill_normal<<<1024, 256, 0, stream>>>(x, x_elems, seed, 1.0f);
+    fill_normal<<<1024, 256, 0, stream>>>(wg, w_elems, seed + 1, 1.0f / std::sqrt(float(c.k)));
+    fill_normal<<<1024, 256, 0, stream>>>(wu, w_elems, seed + 2, 1.0f / std::sqrt(float(c.k)));
     CHECK_CUDA(cudaGetLastError());
 
     auto params_for = [&](__nv_bfloat16* o) {

@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_common.cuh"
 #include "stream_probe.cuh"
 #include "tileglu/tileglu.h"
 
@@ -358,16 +359,9 @@ __device__ float ulp_steps(uint16_t a, uint16_t b) {
 }
 
 // ------------------------------------------------------------------------------------------------
-// Device-side random inputs: splitmix64 of (seed, element index) -> two uniforms -> Box-Muller.
-// Counter-based, so the values do not depend on the launch shape.
+// Device-side random inputs: bench_common::hash_normal of (seed, element index), counter-based, so
+// the values do not depend on the launch shape.
 // ------------------------------------------------------------------------------------------------
-__host__ __device__ inline uint64_t mix64(uint64_t z) {
-  z += 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 // Fills a [rows, cols] matrix with leading dimension ld: N(0, stddev^2) rounded to T; the padding
 // columns [cols, ld) get a NaN so that a kernel reading past a row's end is caught.
 template <typename T>
@@ -381,10 +375,7 @@ __global__ void fill_normal_kernel(T* p, int64_t rows, int64_t cols, int64_t ld,
       p[idx] = TypeInfo<T>::from_bits(kPoison);
       continue;
     }
-    const uint64_t h = mix64(seed ^ mix64(static_cast<uint64_t>(r * cols + c)));
-    const float u1 = (static_cast<float>(h >> 40) + 1.0f) * (1.0f / 16777216.0f);  // (0, 1]
-    const float u2 = static_cast<float>(h & 0xFFFFFFull) * (1.0f / 16777216.0f);   // [0, 1)
-    const float z = sqrtf(-2.0f * logf(u1)) * cospif(2.0f * u2);
+    const float z = bench_common::hash_normal(seed, static_cast<uint64_t>(r * cols + c));
     p[idx] = TypeInfo<T>::from_float(z * stddev);
   }
 }
@@ -710,7 +701,7 @@ void fill_poison(Device& dev, void* p, int64_t elems) {
 }
 
 uint64_t case_seed(uint64_t case_index, uint64_t tensor) {
-  return mix64(0x7115E61Dull ^ mix64(case_index * 8 + tensor));
+  return bench_common::mix64(0x7115E61Dull ^ bench_common::mix64(case_index * 8 + tensor));
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -781,12 +772,7 @@ struct Timing {
   int runs = 0;
 };
 
-double median(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+using bench_common::median;
 
 class EventPool {
  public:
