@@ -317,10 +317,12 @@ const KernelEntry kRegistry[] = {
     // The swap-AB Cooperative unit at 64 output columns: more units for the ragged M whose
     // 96-column units leave the last round part-empty. 32B M = 1537: 432 x 7 = 3024 units, 22.9
     // rounds of 132 run in 23, against c96's 2016 units, 15.3 in 16 (fewer operand bytes per MAC
-    // though: 128 + 224 rows per 128 x 224 MACs against 192 + 224 per 192 x 224). Not run on a
-    // GPU yet (session 22 got no device time for it), so marked benchmark-only: it runs only when
-    // forced, and the tuner times it but never chooses it, until its tests and a tune have run.
-    {{"k2_swapab_coop_c64_n224_s5", 2, 224, 64, 64, 5, 1, 1, 0, 1, false, true},
+    // though: 128 + 224 rows per 128 x 224 MACs against 192 + 224 per 192 x 224). Measured (H100,
+    // session 23, 0.5B-72B at M = 1000-2048): its tests pass, but it lost every row to the c96
+    // units or the incumbent: 32B M = 1537 1418 us against c96 n224's 1390, 7B-72B at M = 1537
+    // 1-5 % behind, and 27-45 % at M = 2048 (the operand bytes per MAC). No table runs it; the
+    // tuner times it.
+    {{"k2_swapab_coop_c64_n224_s5", 2, 224, 64, 64, 5, 1, 1, 0, 1, false, false},
      kernels::launch_k2_swapab_coop_c64_n224_s5_bf16, kernels::launch_k2_swapab_coop_c64_n224_s5_fp16},
 };
 }  // namespace
