@@ -32,6 +32,7 @@ TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x112x64_s5_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x48x64_s10_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x112x64_m2_s4_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_coop_c64_n224_s5)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_rowcoop_c128_n144_s4)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_c2_s6_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_c2_s4_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_m2_s6_tma)
@@ -324,6 +325,14 @@ const KernelEntry kRegistry[] = {
     // tuner times it.
     {{"k2_swapab_coop_c64_n224_s5", 2, 224, 64, 64, 5, 1, 1, 0, 1, false, false},
      kernels::launch_k2_swapab_coop_c64_n224_s5_bf16, kernels::launch_k2_swapab_coop_c64_n224_s5_fp16},
+    // The swap-AB Cooperative unit split by weight rows (sm90_swiglu_swapab_pingpong.hpp,
+    // kSplitRows): 256 weight rows x 144 tokens, cuBLAS's tile at 32B M = 1537 (session 23's ncu:
+    // `nvjet_sm90_tst_256x144_..._coopA`, 95.7 % SM throughput against 82.1 % for c96 n224).
+    // M = 1537 in 11 token blocks: 32B 2376 units = 18 whole rounds of 132, 14B 1188 = 9, against
+    // c96 n224's 15.3 and 7.6. Not run on a GPU yet, so benchmark-only until its tests and a tune
+    // have run.
+    {{"k2_swapab_rowcoop_c128_n144_s4", 2, 144, 128, 64, 4, 1, 1, 0, 1, false, true},
+     kernels::launch_k2_swapab_rowcoop_c128_n144_s4_bf16, kernels::launch_k2_swapab_rowcoop_c128_n144_s4_fp16},
 };
 }  // namespace
 

@@ -32,6 +32,16 @@
 // memory per FLOP: per output element (1/rows + 1/tokens) operand bytes, 0.0109 at 192 x 176
 // against 0.0141 at the Pingpong 192 x 112. At these shapes the card runs at its power limit
 // (session 9), so bytes moved are clock lost.
+//
+// Row-split Cooperative variant (kSplitRows, the `k2_swapab_rowcoop_` configs): both warpgroups
+// take every unit, each half of its weight rows (alternate m64 atoms) and all of its tokens, as
+// cuBLAS's `nvjet_sm90_tst_256x144_..._coopA` does at 32B M = 1537 (session 23's ncu: 95.7 % SM
+// throughput against 82.1 % for the token-split c96 n224 unit). Why: 144 tokens cover M = 1537
+// in 11 blocks (1584 rows), and 256-row units then make 216 x 11 = 2376 units at 32B (I = 27648),
+// 18 whole rounds of 132, and 108 x 11 = 1188 = 9 rounds at 14B; and a warpgroup's two
+// m64n144 atoms share one token operand, 44.8 shared-memory bytes per 1000 MACs against 48 for
+// c96 n224's three m64n112. The gate/up pairing holds in any m64 atom, so the epilogue is the
+// same. Needs kRows a multiple of 128.
 #pragma once
 
 #include <cstdint>
@@ -52,7 +62,8 @@
 
 namespace tileglu::kernels {
 
-template <class Element_, int kCols_, int kTokens_, int kStages_, bool kCooperative_ = false>
+template <class Element_, int kCols_, int kTokens_, int kStages_, bool kCooperative_ = false,
+          bool kSplitRows_ = false>
 struct Sm90SwigluSwapABPingpong {
   using Element = Element_;
   static constexpr int kCols = kCols_;          // output columns per unit
@@ -63,8 +74,13 @@ struct Sm90SwigluSwapABPingpong {
   // take every unit, each half of its tokens (the WGMMA's N = kTokens / 2), so a unit can be
   // twice as wide in tokens for the same accumulator registers.
   static constexpr bool kCooperative = kCooperative_;
+  // Cooperative only: the warpgroups split the unit's weight rows (alternate m64 atoms) instead
+  // of its tokens, each WGMMA taking all kTokens.
+  static constexpr bool kSplitRows = kSplitRows_;
+  static_assert(!kSplitRows || kCooperative, "the row split is a Cooperative schedule");
   static constexpr int kConsumers = 2;
-  static constexpr int kConsumerTokens = kCooperative ? kTokens / 2 : kTokens;
+  static constexpr int kConsumerTokens = kCooperative && !kSplitRows ? kTokens / 2 : kTokens;
+  static constexpr int kConsumerRows = kSplitRows ? kRows / 2 : kRows;  // weight rows per warpgroup
   static constexpr int kTileK = 64;             // one 128-byte swizzle atom of K per stage
   static constexpr int kStages = kStages_;
   static constexpr int kThreads = 384;
@@ -72,19 +88,21 @@ struct Sm90SwigluSwapABPingpong {
   static constexpr int kProducerRegisters = 40;
   static constexpr int kConsumerRegisters = 232;
   static constexpr int kOrderBarrier = 2;  // named barriers 2 and 3 (after CUTLASS's reserved ones)
-  static_assert(kRows % 64 == 0, "whole m64 atoms of weight rows: kCols a multiple of 32");
+  static_assert(kRows % (kSplitRows ? 128 : 64) == 0,
+                "whole m64 atoms of weight rows (per warpgroup): kCols a multiple of 32 (64 split by rows)");
   static_assert(kConsumerTokens % 8 == 0 && kConsumerTokens <= 256 && kTokens % kConsumerTokens == 0, "WGMMA N");
-  // fp32 accumulators per consumer thread: kRows * kConsumerTokens / 128.
-  static constexpr int kAccumValues = kRows * kConsumerTokens / kConsumerThreads;
+  // fp32 accumulators per consumer thread: kConsumerRows * kConsumerTokens / 128.
+  static constexpr int kAccumValues = kConsumerRows * kConsumerTokens / kConsumerThreads;
   static_assert(kAccumValues <= 192, "accumulators must leave room in the consumers' 232 registers");
 
   using MmaAtom = decltype(sm90_ss_wgmma_atom<Element, kConsumerTokens, kTileK>());
   static_assert(cute::size<1>(typename cute::MMA_Traits<MmaAtom>::Shape_MNK{}) == kConsumerTokens,
                 "no single WGMMA instruction of N = kConsumerTokens: choose a token count CUTLASS selects");
   // Cooperative: the two warpgroups tile N, so one TiledMma over 256 threads partitions the
-  // stage's tokens between them (as CUTLASS's Cooperative kernels tile M).
+  // stage's tokens between them (as CUTLASS's Cooperative kernels tile M); split by rows they
+  // tile M, warpgroup c taking m64 atoms c, c + 2, ... of the unit.
   using TiledMma = decltype(cute::make_tiled_mma(
-      MmaAtom{}, cute::Layout<cute::Shape<cute::_1, cute::Int<kTokens / kConsumerTokens>, cute::_1>>{}));
+      MmaAtom{}, cute::Layout<cute::Shape<cute::Int<kSplitRows ? 2 : 1>, cute::Int<kTokens / kConsumerTokens>, cute::_1>>{}));
 
   // K-major, 128-byte swizzled; tile_to_shape stacks 8-row atoms along the rows first, so row
   // block b of a stage (rows [8b, 8b + 8)) is the dense 1 KiB atom at element offset 512 * b:
@@ -211,12 +229,13 @@ sm90_swiglu_swapab_pingpong_kernel(__grid_constant__ typename Kernel::Params con
     Tensor sA = make_tensor(make_smem_ptr(smem.a.data()), typename Kernel::SmemLayoutA{});
     Tensor sB = make_tensor(make_smem_ptr(smem.b.data()), typename Kernel::SmemLayoutB{});
     // Cooperative: the TiledMma spans both consumer warpgroups (256 threads) and gives each its
-    // half of the tokens; Pingpong: one warpgroup's 128 threads hold the whole unit.
+    // half of the tokens (or of the m64 atoms, kSplitRows); Pingpong: one warpgroup's 128
+    // threads hold the whole unit.
     auto thread_mma = tiled_mma.get_slice(Kernel::kCooperative ? int(threadIdx.x) - cutlass::NumThreadsPerWarpGroup
                                                                : wg_thread_idx);
-    Tensor tCrA = thread_mma.make_fragment_A(thread_mma.partition_A(sA));  // (MMA, kRows / 64, MMA_K, PIPE)
+    Tensor tCrA = thread_mma.make_fragment_A(thread_mma.partition_A(sA));  // (MMA, kConsumerRows / 64, MMA_K, PIPE)
     Tensor tCrB = thread_mma.make_fragment_B(thread_mma.partition_B(sB));  // (MMA, 1, MMA_K, PIPE)
-    // ((2 tokens, 2 rows r / r + 8, kConsumerTokens / 8), kRows / 64, 1): mode 0's second
+    // ((2 tokens, 2 rows r / r + 8, kConsumerTokens / 8), kConsumerRows / 64, 1): mode 0's second
     // sub-mode separates gate (0) from up (1).
     Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<Kernel::kRows>{}, Int<Kernel::kTokens>{}));
     Tensor coord = thread_mma.partition_C(make_identity_tensor(make_shape(Int<Kernel::kRows>{}, Int<Kernel::kTokens>{})));

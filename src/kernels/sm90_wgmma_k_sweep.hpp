@@ -18,7 +18,8 @@
 // ss_op_selector's choices everywhere. A translation unit that instantiates an N among them
 // defines TILEGLU_WGMMA_EXTENDED_N before including any kernel header; the others do not pay for
 // them. In use: the swap-AB tiles' token counts (88 and 112: 14 steps of 8 cover M = 1537 in 1568
-// rows; 176: cuBLAS's 72B M = 1537 tile) and the 112-column tiles' GEMM N = 224 ([gate | up]).
+// rows; 144: 11 blocks cover it in 1584, cuBLAS's 32B M = 1537 tile; 176: cuBLAS's 72B M = 1537
+// tile) and the 112-column tiles' GEMM N = 224 ([gate | up]).
 #if defined(TILEGLU_WGMMA_EXTENDED_N)
 #include <cute/arch/mma_sm90_gmma_ext.hpp>
 #include <cute/atom/mma_traits_sm90_gmma_ext.hpp>
@@ -31,7 +32,7 @@ namespace tileglu::kernels {
 template <class Element, int kN, int kTileK>
 CUTLASS_HOST_DEVICE constexpr auto sm90_ss_wgmma_atom() {
   using cute::GMMA::Major;
-  if constexpr (kN == 88 || kN == 112 || kN == 176 || kN == 224) {
+  if constexpr (kN == 88 || kN == 112 || kN == 144 || kN == 176 || kN == 224) {
 #if defined(TILEGLU_WGMMA_EXTENDED_N)
     constexpr bool kBF16 = cute::is_same_v<Element, cutlass::bfloat16_t>;
     if constexpr (kN == 88) {
@@ -40,6 +41,9 @@ CUTLASS_HOST_DEVICE constexpr auto sm90_ss_wgmma_atom() {
     } else if constexpr (kN == 112) {
       if constexpr (kBF16) return cute::SM90::GMMA::MMA_64x112x16_F32BF16BF16_SS<Major::K, Major::K>{};
       else return cute::SM90::GMMA::MMA_64x112x16_F32F16F16_SS<Major::K, Major::K>{};
+    } else if constexpr (kN == 144) {
+      if constexpr (kBF16) return cute::SM90::GMMA::MMA_64x144x16_F32BF16BF16_SS<Major::K, Major::K>{};
+      else return cute::SM90::GMMA::MMA_64x144x16_F32F16F16_SS<Major::K, Major::K>{};
     } else if constexpr (kN == 176) {
       if constexpr (kBF16) return cute::SM90::GMMA::MMA_64x176x16_F32BF16BF16_SS<Major::K, Major::K>{};
       else return cute::SM90::GMMA::MMA_64x176x16_F32F16F16_SS<Major::K, Major::K>{};
@@ -48,7 +52,7 @@ CUTLASS_HOST_DEVICE constexpr auto sm90_ss_wgmma_atom() {
       else return cute::SM90::GMMA::MMA_64x224x16_F32F16F16_SS<Major::K, Major::K>{};
     }
 #else
-    static_assert(kN != kN, "N = 88 / 112 / 176 / 224 need TILEGLU_WGMMA_EXTENDED_N defined before the kernel headers");
+    static_assert(kN != kN, "N = 88 / 112 / 144 / 176 / 224 need TILEGLU_WGMMA_EXTENDED_N defined before the kernel headers");
 #endif
   } else {
     return cute::GMMA::ss_op_selector<Element, Element, float,

@@ -334,7 +334,9 @@ INSTANTIATE_TEST_SUITE_P(
                                      "k2_swapab_coop_c96_n176_s4", "k2_swapab_coop_c96_n224_s4",
                                      "k2_swapab_coop_c64_n224_s5",
                                      "k2_swapab_coop_c96_n256_s4",
-                                     "k2_swapab_coop_c128_n128_s4"),
+                                     "k2_swapab_coop_c128_n128_s4",
+                                     // The same split by weight rows.
+                                     "k2_swapab_rowcoop_c128_n144_s4"),
                      testing::Values(Format::kBF16, Format::kFP16)),
     [](const testing::TestParamInfo<SwigluGpu::ParamType>& info) {
       return std::get<0>(info.param) +
