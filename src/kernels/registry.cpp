@@ -317,7 +317,7 @@ const KernelEntry kRegistry[] = {
      kernels::launch_k2_coop_128x112x64_m2_s4_tma_bf16, kernels::launch_k2_coop_128x112x64_m2_s4_tma_fp16},
     // The swap-AB Cooperative unit at 64 output columns: more units for the ragged M whose
     // 96-column units leave the last round part-empty. 32B M = 1537: 432 x 7 = 3024 units, 22.9
-    // rounds of 132 run in 23, against c96's 2016 units, 15.3 in 16 (fewer operand bytes per MAC
+    // rounds of 132 run in 23, against c96's 2016 units, 15.3 in 16 (more operand bytes per MAC
     // though: 128 + 224 rows per 128 x 224 MACs against 192 + 224 per 192 x 224). Measured (H100,
     // session 23, 0.5B-72B at M = 1000-2048): its tests pass, but it lost every row to the c96
     // units or the incumbent: 32B M = 1537 1418 us against c96 n224's 1390, 7B-72B at M = 1537
