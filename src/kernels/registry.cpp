@@ -33,6 +33,8 @@ TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_64x48x64_s10_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x112x64_m2_s4_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_coop_c64_n224_s5)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_rowcoop_c128_n144_s4)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_rowcoop_c128_n144_x2_s4)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_coop_c96_n224_x2_s4)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_c2_s6_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_c2_s4_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_m2_s6_tma)
@@ -329,10 +331,20 @@ const KernelEntry kRegistry[] = {
     // kSplitRows): 256 weight rows x 144 tokens, cuBLAS's tile at 32B M = 1537 (session 23's ncu:
     // `nvjet_sm90_tst_256x144_..._coopA`, 95.7 % SM throughput against 82.1 % for c96 n224).
     // M = 1537 in 11 token blocks: 32B 2376 units = 18 whole rounds of 132, 14B 1188 = 9, against
-    // c96 n224's 15.3 and 7.6. Not run on a GPU yet, so benchmark-only until its tests and a tune
-    // have run.
-    {{"k2_swapab_rowcoop_c128_n144_s4", 2, 144, 128, 64, 4, 1, 1, 0, 1, false, true},
+    // c96 n224's 15.3 and 7.6. Measured (H100, session 24, every model at M = 512-2048): its tests
+    // pass; 32B M = 1537 1433 us against c96 n224's 1448 (1 %, under the tuner's margin), M = 1000
+    // a tie with the 128x64 Pingpong tile, 1-78 % behind elsewhere. No table runs it.
+    {{"k2_swapab_rowcoop_c128_n144_s4", 2, 144, 128, 64, 4, 1, 1, 0, 1, false, false},
      kernels::launch_k2_swapab_rowcoop_c128_n144_s4_bf16, kernels::launch_k2_swapab_rowcoop_c128_n144_s4_fp16},
+    // The two swap-AB Cooperative units of 32B-72B M = 1537 in 2-CTA clusters (kClusterCols = 2):
+    // the CTAs take adjacent column blocks of one token block and each loads half of the tokens,
+    // multicast to both, as cuBLAS's `..._256x144_..._2x1_..._coopA` does there. Per stage a CTA
+    // reads 256 + 72 (c128 n144) or 192 + 112 (c96 n224) operand rows from L2 instead of 256 + 144
+    // or 192 + 224. Not measured yet: the tuner times them.
+    {{"k2_swapab_rowcoop_c128_n144_x2_s4", 2, 144, 128, 64, 4, 1, 2, 0, 1, false, false},
+     kernels::launch_k2_swapab_rowcoop_c128_n144_x2_s4_bf16, kernels::launch_k2_swapab_rowcoop_c128_n144_x2_s4_fp16},
+    {{"k2_swapab_coop_c96_n224_x2_s4", 2, 224, 96, 64, 4, 1, 2, 0, 1, false, false},
+     kernels::launch_k2_swapab_coop_c96_n224_x2_s4_bf16, kernels::launch_k2_swapab_coop_c96_n224_x2_s4_fp16},
 };
 }  // namespace
 

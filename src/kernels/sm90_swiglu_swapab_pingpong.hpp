@@ -42,6 +42,16 @@
 // m64n144 atoms share one token operand, 44.8 shared-memory bytes per 1000 MACs against 48 for
 // c96 n224's three m64n112. The gate/up pairing holds in any m64 atom, so the epilogue is the
 // same. Needs kRows a multiple of 128.
+//
+// 2-CTA clusters (kClusterCols = 2, the `_x2` configs): the two CTAs of a cluster take adjacent
+// column blocks of the same token block, and each loads half of the stage's tokens and
+// multicasts it to both (cuBLAS's 32B M = 1537 kernel runs its 256 x 144 tile in 2x1 clusters).
+// Why: per stage a CTA then reads 256 + 72 operand rows from L2 instead of 256 + 144, 22 % fewer
+// bytes at c128 n144, and at these shapes the card runs at its power limit (session 9), so bytes
+// moved are clock lost. The stage barriers become cluster-wide (sm90_multicast_tma_pipeline.hpp).
+// Both CTAs walk the same unit sequence (units are column-block pairs), so they consume the same
+// stages; where the column blocks are odd in number the last pair's second CTA computes on the
+// TMA's zero fill past I and stores nothing.
 #pragma once
 
 #include <cstdint>
@@ -55,6 +65,7 @@
 
 #include "sm90_launch.hpp"
 #include "sm90_local_tma_pipeline.hpp"
+#include "sm90_multicast_tma_pipeline.hpp"
 #include "sm90_tma_l2_promotion.hpp"
 #include "sm90_wgmma_k_sweep.hpp"
 #include "swiglu_activation.hpp"
@@ -63,7 +74,7 @@
 namespace tileglu::kernels {
 
 template <class Element_, int kCols_, int kTokens_, int kStages_, bool kCooperative_ = false,
-          bool kSplitRows_ = false>
+          bool kSplitRows_ = false, int kClusterCols_ = 1>
 struct Sm90SwigluSwapABPingpong {
   using Element = Element_;
   static constexpr int kCols = kCols_;          // output columns per unit
@@ -78,6 +89,11 @@ struct Sm90SwigluSwapABPingpong {
   // of its tokens, each WGMMA taking all kTokens.
   static constexpr bool kSplitRows = kSplitRows_;
   static_assert(!kSplitRows || kCooperative, "the row split is a Cooperative schedule");
+  // CTAs per cluster sharing each token tile (1: no cluster; 2: each loads half, multicast).
+  static constexpr int kClusterCols = kClusterCols_;
+  static_assert(kClusterCols == 1 || kClusterCols == 2, "clusters of 1 or 2 CTAs");
+  static constexpr int kTokensPerLoad = kTokens / kClusterCols;  // token rows one CTA's X copy loads
+  static_assert(kTokensPerLoad % 8 == 0, "each CTA's share of the token tile must be whole 8-row atoms");
   static constexpr int kConsumers = 2;
   static constexpr int kConsumerTokens = kCooperative && !kSplitRows ? kTokens / 2 : kTokens;
   static constexpr int kConsumerRows = kSplitRows ? kRows / 2 : kRows;  // weight rows per warpgroup
@@ -115,6 +131,11 @@ struct Sm90SwigluSwapABPingpong {
   using SmemLayoutGroup = decltype(cute::tile_to_shape(SmemAtom{}, cute::make_shape(cute::_8{}, cute::Int<kTileK>{})));
   using SmemLayoutBStage = decltype(cute::tile_to_shape(
       SmemAtom{}, cute::make_shape(cute::Int<kTokens>{}, cute::Int<kTileK>{})));
+  // One CTA's X copy: the first kTokensPerLoad rows of SmemLayoutBStage have this layout (row
+  // atoms stack first), so the copy of share r lands at element offset r * kXLoadElems.
+  using SmemLayoutXLoad = decltype(cute::tile_to_shape(
+      SmemAtom{}, cute::make_shape(cute::Int<kTokensPerLoad>{}, cute::Int<kTileK>{})));
+  static constexpr int kXLoadElems = kTokensPerLoad * kTileK;
   static constexpr int kGroupElems = 8 * kTileK;
   static constexpr int kStageElemsA = kRows * kTileK;
   static constexpr int kStageElemsB = kTokens * kTileK;
@@ -123,7 +144,8 @@ struct Sm90SwigluSwapABPingpong {
   static_assert(cute::cosize_v<SmemLayoutB> == kStageElemsB * kStages, "B stages must be dense");
   static constexpr uint32_t kTmaTransactionBytes = uint32_t((kRows + kTokens) * kTileK * sizeof(Element));
 
-  using Pipeline = Sm90LocalTmaPipeline<kStages>;
+  using Pipeline = cute::conditional_t<kClusterCols == 1, Sm90LocalTmaPipeline<kStages>,
+                                       Sm90MulticastTmaPipeline<kStages, kClusterCols>>;
   using PipelineState = typename Pipeline::PipelineState;
 
   struct SharedStorage {
@@ -137,7 +159,8 @@ struct Sm90SwigluSwapABPingpong {
   using GmemLayout = cute::Layout<cute::Shape<int, int>, cute::Stride<int64_t, cute::_1>>;
   using GmemTensor = decltype(cute::make_tensor(cute::make_gmem_ptr(static_cast<Element const*>(nullptr)), GmemLayout{}));
   using TmaW = decltype(cute::make_tma_copy(cute::SM90_TMA_LOAD{}, GmemTensor{}, SmemLayoutGroup{}));
-  using TmaX = decltype(cute::make_tma_copy(cute::SM90_TMA_LOAD{}, GmemTensor{}, SmemLayoutBStage{}));
+  using XCopyOp = cute::conditional_t<kClusterCols == 1, cute::SM90_TMA_LOAD, cute::SM90_TMA_LOAD_MULTICAST>;
+  using TmaX = decltype(cute::make_tma_copy(XCopyOp{}, GmemTensor{}, SmemLayoutXLoad{}));
 
   struct Params {
     TmaW tma_gate;
@@ -148,8 +171,18 @@ struct Sm90SwigluSwapABPingpong {
     int m, k, i;
     int k_tiles;      // ceil(K / 64)
     int token_blocks;  // ceil(M / kTokens)
-    int units;         // ceil(I / kCols) x token_blocks
+    int units;         // ceil(ceil(I / kCols) / kClusterCols) x token_blocks: a cluster's units
   };
+
+  // Unit u of a cluster, for the CTA of rank `rank` in it: token-block-fastest; the cluster's
+  // CTAs take adjacent column blocks.
+  struct UnitCoord {
+    int token_blk;
+    int col_blk;
+  };
+  CUTLASS_DEVICE static UnitCoord unit_coord(Params const& p, int u, int rank) {
+    return {u % p.token_blocks, (u / p.token_blocks) * kClusterCols + rank};
+  }
 };
 
 template <class Kernel>
@@ -177,7 +210,18 @@ sm90_swiglu_swapab_pingpong_kernel(__grid_constant__ typename Kernel::Params con
   // by both, each warpgroup's thread 0 releasing its half.
   typename Kernel::Pipeline pipeline(smem.pipeline, int(threadIdx.x), Kernel::kTmaTransactionBytes,
                                      warp_group > 0 && wg_thread_idx == 0, Kernel::kCooperative ? 2u : 1u);
-  __syncthreads();
+  // This CTA's rank in its cluster, and the cluster's place in the grid's unit sequence (units
+  // first, first + stride, ...). Clustered, the peers' barriers must be initialised before any
+  // multicast or release reaches them: a cluster-wide sync.
+  int const rank = Kernel::kClusterCols > 1 ? int(cute::block_rank_in_cluster()) : 0;
+  int const first = int(blockIdx.x) / Kernel::kClusterCols;
+  int const stride = int(gridDim.x) / Kernel::kClusterCols;
+  if constexpr (Kernel::kClusterCols > 1) {
+    cute::cluster_arrive_relaxed();
+    cute::cluster_wait();
+  } else {
+    __syncthreads();
+  }
 
   if (warp_group == 0) {
     cutlass::arch::warpgroup_reg_dealloc<Kernel::kProducerRegisters>();
@@ -185,10 +229,11 @@ sm90_swiglu_swapab_pingpong_kernel(__grid_constant__ typename Kernel::Params con
       Tensor mG = p.tma_gate.get_tma_tensor(make_shape(p.i, p.k));
       Tensor mU = p.tma_up.get_tma_tensor(make_shape(p.i, p.k));
       Tensor mX = p.tma_x.get_tma_tensor(make_shape(p.m, p.k));
-      // (8, 64, 8-row group, k tile) and (kTokens, 64, token block, k tile).
+      // (8, 64, 8-row group, k tile) and (kTokensPerLoad, 64, token share, k tile): token block b's
+      // shares are b * kClusterCols + rank.
       Tensor gG = local_tile(mG, make_shape(_8{}, Int<kTileK>{}), make_coord(_, _));
       Tensor gU = local_tile(mU, make_shape(_8{}, Int<kTileK>{}), make_coord(_, _));
-      Tensor gX = local_tile(mX, make_shape(Int<Kernel::kTokens>{}, Int<kTileK>{}), make_coord(_, _));
+      Tensor gX = local_tile(mX, make_shape(Int<Kernel::kTokensPerLoad>{}, Int<kTileK>{}), make_coord(_, _));
       auto tma_g = p.tma_gate.get_slice(Int<0>{});
       auto tma_u = p.tma_up.get_slice(Int<0>{});
       auto tma_x = p.tma_x.get_slice(Int<0>{});
@@ -196,9 +241,8 @@ sm90_swiglu_swapab_pingpong_kernel(__grid_constant__ typename Kernel::Params con
       Tensor tUgU = tma_u.partition_S(gU);
       Tensor tXgX = tma_x.partition_S(gX);
       PipelineState write_state{0, 1, 0};  // the producer starts on the "previous" phase
-      for (int u = int(blockIdx.x); u < p.units; u += int(gridDim.x)) {
-        int const token_blk = u % p.token_blocks;
-        int const col_blk = u / p.token_blocks;
+      for (int u = first; u < p.units; u += stride) {
+        auto const [token_blk, col_blk] = Kernel::unit_coord(p, u, rank);
         int const group0 = col_blk * Kernel::kGroups;
         CUTLASS_PRAGMA_NO_UNROLL
         for (int kt = 0; kt < p.k_tiles; ++kt) {
@@ -215,9 +259,18 @@ sm90_swiglu_swapab_pingpong_kernel(__grid_constant__ typename Kernel::Params con
             copy(p.tma_gate.with(*full_barrier), tGgG(_, _, _, group0 + g, kt), tma_g.partition_D(sG));
             copy(p.tma_up.with(*full_barrier), tUgU(_, _, _, group0 + g, kt), tma_u.partition_D(sU));
           }
-          Tensor sX = make_tensor(make_smem_ptr(smem.b.data() + write_state.index() * Kernel::kStageElemsB),
-                                  typename Kernel::SmemLayoutBStage{});
-          copy(p.tma_x.with(*full_barrier), tXgX(_, _, _, token_blk, kt), tma_x.partition_D(sX));
+          // This CTA's share of the token tile, at its offset in the stage (of every CTA's stage
+          // when multicast: the same offset in each).
+          Tensor sX = make_tensor(make_smem_ptr(smem.b.data() + write_state.index() * Kernel::kStageElemsB +
+                                                rank * Kernel::kXLoadElems),
+                                  typename Kernel::SmemLayoutXLoad{});
+          int const share = token_blk * Kernel::kClusterCols + rank;
+          if constexpr (Kernel::kClusterCols == 1) {
+            copy(p.tma_x.with(*full_barrier), tXgX(_, _, _, share, kt), tma_x.partition_D(sX));
+          } else {
+            uint16_t const every_cta = uint16_t((1u << Kernel::kClusterCols) - 1);
+            copy(p.tma_x.with(*full_barrier, every_cta), tXgX(_, _, _, share, kt), tma_x.partition_D(sX));
+          }
           ++write_state;
         }
       }
@@ -246,8 +299,9 @@ sm90_swiglu_swapab_pingpong_kernel(__grid_constant__ typename Kernel::Params con
     // it runs under the other warpgroup's sweep; in the Cooperative one the tensor pipe waits for
     // it, a few hundred cycles against a sweep of tens of thousands at these K.
     auto store_unit = [&](int u) {
-      int const col0 = (u / p.token_blocks) * Kernel::kCols;
-      int const token0 = (u % p.token_blocks) * Kernel::kTokens;
+      auto const [token_blk, col_blk] = Kernel::unit_coord(p, u, rank);
+      int const col0 = col_blk * Kernel::kCols;
+      int const token0 = token_blk * Kernel::kTokens;
       CUTLASS_PRAGMA_UNROLL
       for (int m = 0; m < size<1>(accum); ++m) {
         CUTLASS_PRAGMA_UNROLL
@@ -271,7 +325,7 @@ sm90_swiglu_swapab_pingpong_kernel(__grid_constant__ typename Kernel::Params con
     if constexpr (Kernel::kCooperative) {
       // Both warpgroups sweep every unit of this CTA in step; each releases every stage.
       PipelineState read_state{};
-      for (int u = int(blockIdx.x); u < p.units; u += int(gridDim.x)) {
+      for (int u = first; u < p.units; u += stride) {
         wgmma_k_sweep(tiled_mma, tCrA, tCrB, accum, pipeline, read_state, p.k_tiles);
         warpgroup_wait<0>();
         warpgroup_fence_operand(accum);
@@ -288,11 +342,11 @@ sm90_swiglu_swapab_pingpong_kernel(__grid_constant__ typename Kernel::Params con
       // ahead) before the other has issued its whole sweep; then every position it waits on is
       // at most one phase ahead of its barrier. Consumer c takes units s = c, c + 2, ... of this
       // CTA's sequence.
-      int const my_units = (p.units - int(blockIdx.x) + int(gridDim.x) - 1) / int(gridDim.x);
+      int const my_units = (p.units - first + stride - 1) / stride;
       PipelineState read_state{};
       read_state.advance(uint32_t(consumer * p.k_tiles));  // past the other consumer's first unit
       int s = consumer;  // position of unit u in this CTA's sequence
-      for (int u = int(blockIdx.x) + consumer * int(gridDim.x); u < p.units; u += 2 * int(gridDim.x), s += 2) {
+      for (int u = first + consumer * stride; u < p.units; u += 2 * stride, s += 2) {
         if (s > 0) cutlass::arch::NamedBarrier::sync(2 * Kernel::kConsumerThreads, Kernel::kOrderBarrier + consumer);
         wgmma_k_sweep(tiled_mma, tCrA, tCrB, accum, pipeline, read_state, p.k_tiles);
         if (s + 1 < my_units) {  // the other consumer's next sweep may start
@@ -307,11 +361,18 @@ sm90_swiglu_swapab_pingpong_kernel(__grid_constant__ typename Kernel::Params con
       }
     }
   }
+  // Clustered: the peer's last releases arrive on this CTA's empty barriers, so neither CTA may
+  // exit before both are done (the arrive releases them, the wait acquires).
+  if constexpr (Kernel::kClusterCols > 1) {
+    cute::cluster_arrive();
+    cute::cluster_wait();
+  }
 #endif
 }
 
 // Host side: one 8-row TMA descriptor per weight (each stage issues 2 * kCols / 8 of them), one
-// for X; a persistent grid of one CTA per SM (the units are compute-heavy: every SM is used).
+// for X (a CTA's share of the token tile); a persistent grid of one CTA per SM (the units are
+// compute-heavy: every SM is used), clustered: as many whole clusters as fit at once.
 template <class Kernel>
 cudaError_t launch_sm90_swiglu_swapab_pingpong(SwigluParams const& p, int sm_count, cudaStream_t stream) {
   using namespace cute;
@@ -322,14 +383,21 @@ cudaError_t launch_sm90_swiglu_swapab_pingpong(SwigluParams const& p, int sm_cou
   };
   // (x - 1) / t + 1 rounds up without overflowing for x near INT_MAX (x >= 1 is validated).
   int64_t const col_blocks = (p.i - 1) / Kernel::kCols + 1;
+  int64_t const cluster_col_blocks = (col_blocks - 1) / Kernel::kClusterCols + 1;
   int64_t const token_blocks = (p.m - 1) / Kernel::kTokens + 1;
-  if (col_blocks * token_blocks >= (int64_t(1) << 31)) return cudaErrorInvalidValue;
+  // The kernel's unit count and its first column and token of a unit (past I or M for the tails)
+  // are 32-bit.
+  if (cluster_col_blocks * token_blocks >= (int64_t(1) << 31) ||
+      cluster_col_blocks * Kernel::kClusterCols * Kernel::kCols >= (int64_t(1) << 31) ||
+      token_blocks * Kernel::kTokens >= (int64_t(1) << 31)) {
+    return cudaErrorInvalidValue;
+  }
   typename Kernel::Params params{
       make_tma_copy(SM90_TMA_LOAD{}, gmem(p.w_gate, p.i, p.k, p.ld_gate), typename Kernel::SmemLayoutGroup{}),
       make_tma_copy(SM90_TMA_LOAD{}, gmem(p.w_up, p.i, p.k, p.ld_up), typename Kernel::SmemLayoutGroup{}),
-      make_tma_copy(SM90_TMA_LOAD{}, gmem(p.x, p.m, p.k, p.ldx), typename Kernel::SmemLayoutBStage{}),
+      make_tma_copy(typename Kernel::XCopyOp{}, gmem(p.x, p.m, p.k, p.ldx), typename Kernel::SmemLayoutXLoad{}),
       static_cast<Element*>(p.out), p.ld_out, p.m, p.k, p.i,
-      (p.k - 1) / Kernel::kTileK + 1, int(token_blocks), int(col_blocks * token_blocks)};
+      (p.k - 1) / Kernel::kTileK + 1, int(token_blocks), int(cluster_col_blocks * token_blocks)};
   // The weights' L2 promotion (sm90_tma_l2_promotion.hpp), on the 8-row group boxes.
   promote_weight_tmas<Kernel, Element>(WeightReader::kSwapABPingpong, p.i, p.k, 8, Kernel::kTileK,
                                        {params.tma_gate.get_tma_descriptor(), p.w_gate, p.ld_gate},
@@ -338,8 +406,26 @@ cudaError_t launch_sm90_swiglu_swapab_pingpong(SwigluParams const& p, int sm_cou
   auto* kernel = &sm90_swiglu_swapab_pingpong_kernel<Kernel>;
   cudaError_t err = opt_in_shared_memory_once<Kernel>(kernel, Kernel::kSmemBytes);
   if (err != cudaSuccess) return err;
-  int64_t const ctas = params.units < sm_count ? params.units : (sm_count > 0 ? sm_count : 1);
-  Sm90Launch launch(dim3(unsigned(ctas), 1, 1), Kernel::kThreads, Kernel::kSmemBytes, stream);
+  constexpr int kCluster = Kernel::kClusterCols;
+  int64_t clusters = (sm_count > 0 ? sm_count : 1) / kCluster;
+  if constexpr (kCluster > 1) {
+    // Whole clusters only; the GPCs' SM counts may leave some SMs out of any cluster.
+    int const fit = once_per_device([&] {
+      Sm90Launch probe(dim3(unsigned(kCluster * (clusters > 0 ? clusters : 1)), 1, 1), Kernel::kThreads,
+                       Kernel::kSmemBytes, stream, unsigned(kCluster));
+      int n = 0;
+      if (cudaOccupancyMaxActiveClusters(&n, kernel, probe.get()) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+      }
+      return n;
+    });
+    if (fit > 0 && fit < clusters) clusters = fit;
+  }
+  if (clusters < 1) clusters = 1;
+  if (params.units < clusters) clusters = params.units;
+  Sm90Launch launch(dim3(unsigned(clusters * kCluster), 1, 1), Kernel::kThreads, Kernel::kSmemBytes, stream,
+                    unsigned(kCluster));
   return launch.launch(kernel, params);
 }
 

@@ -89,9 +89,11 @@ const KernelEntry kEntries[] = {
     {{"k2_pingpong_64x48x64_s10_tma", 2, 64, 48, 64, 10, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k2_coop_128x112x64_m2_s4_tma", 2, 128, 112, 64, 4, 2, 1, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k2_swapab_coop_c64_n224_s5", 2, 224, 64, 64, 5, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
-    {{"k2_swapab_rowcoop_c128_n144_s4", 2, 144, 128, 64, 4, 1, 1, 0, 1, false, true}, fake_launch, fake_launch},
+    {{"k2_swapab_rowcoop_c128_n144_s4", 2, 144, 128, 64, 4, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
+    {{"k2_swapab_rowcoop_c128_n144_x2_s4", 2, 144, 128, 64, 4, 1, 2, 0, 1, false, false}, fake_launch, fake_launch},
+    {{"k2_swapab_coop_c96_n224_x2_s4", 2, 224, 96, 64, 4, 1, 2, 0, 1, false, false}, fake_launch, fake_launch},
 };
-constexpr int kEntryCount = 67;
+constexpr int kEntryCount = 69;
 constexpr int kS6 = 0;        // 128x64
 constexpr int kC2 = 1;        // 128x64, cluster 1x2 multicasting X
 constexpr int kS8 = 2;        // 64x64

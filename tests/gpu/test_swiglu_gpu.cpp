@@ -187,16 +187,19 @@ TEST_P(SwigluGpu, MatchesReference) {
   setenv("TILEGLU_FORCE_CONFIG", config.c_str(), 1);
 
   uint32_t seed = 1;
-  const bool decode = config.rfind("k2_decode_", 0) == 0 ||
-                      (config.rfind("k2_swapab_", 0) == 0 && config.rfind("k2_swapab_pp_", 0) != 0 &&
-                       config.rfind("k2_swapab_coop_", 0) != 0);
+  // The swap-AB prefill units (Pingpong, Cooperative, row-split Cooperative; any M) against the
+  // swap-AB decode configs (M <= 64, or 128).
+  const bool swapab_prefill = config.rfind("k2_swapab_pp_", 0) == 0 || config.rfind("k2_swapab_coop_", 0) == 0 ||
+                              config.rfind("k2_swapab_rowcoop_", 0) == 0;
+  const bool decode = config.rfind("k2_decode_", 0) == 0 || (config.rfind("k2_swapab_", 0) == 0 && !swapab_prefill);
   const int max_m = config == "k2_swapab_n128_s6" ? 128 : decode ? 64 : 0;
   std::vector<Shape> shapes = decode ? kDecodeShapes : kShapes;
   const bool split_tail = config == "k2_coop_128x128x64_s4_tma_split";
-  if (config.rfind("k2_swapab_pp_", 0) == 0 || config.rfind("k2_swapab_coop_", 0) == 0 || split_tail) {
+  if (swapab_prefill || split_tail) {
     // Swap-AB prefill: several units per CTA, so both consumer warpgroups run and their sweeps
     // alternate, with more k tiles (18) than stages: the case the consumers' ordering barrier
-    // exists for. Split tail: 9 x 33 = 297 tiles of 18 k tiles: on 132 CTAs two waves whole and
+    // exists for; 33 (c128) or 43 (c96) column blocks, so the 2-CTA cluster configs' last pair
+    // has a second CTA past I (as every pair has at the I = 8-72 shapes above). Split tail: 9 x 33 = 297 tiles of 18 k tiles: on 132 CTAs two waves whole and
     // 33 tiles cut in 3 pieces (on 5 CTAs 2 tiles, two rounds of pieces; on 37 one tile); a
     // ragged last tile row and a partial last column tile.
     shapes.push_back(Shape{1100, 1096, 4104});
@@ -336,7 +339,10 @@ INSTANTIATE_TEST_SUITE_P(
                                      "k2_swapab_coop_c96_n256_s4",
                                      "k2_swapab_coop_c128_n128_s4",
                                      // The same split by weight rows.
-                                     "k2_swapab_rowcoop_c128_n144_s4"),
+                                     "k2_swapab_rowcoop_c128_n144_s4",
+                                     // 2-CTA clusters sharing the token tile (multicast).
+                                     "k2_swapab_rowcoop_c128_n144_x2_s4",
+                                     "k2_swapab_coop_c96_n224_x2_s4"),
                      testing::Values(Format::kBF16, Format::kFP16)),
     [](const testing::TestParamInfo<SwigluGpu::ParamType>& info) {
       return std::get<0>(info.param) +
