@@ -35,6 +35,8 @@ TILEGLU_DECLARE_LAUNCHERS(k2_swapab_coop_c64_n224_s5)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_rowcoop_c128_n144_s4)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_rowcoop_c128_n144_x2_s4)
 TILEGLU_DECLARE_LAUNCHERS(k2_swapab_coop_c96_n224_x2_s4)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_rowcoop_c128_n144_fs_s4)
+TILEGLU_DECLARE_LAUNCHERS(k2_swapab_coop_c96_n224_fs_s4)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_c2_s6_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_coop_128x128x64_c2_s4_tma)
 TILEGLU_DECLARE_LAUNCHERS(k2_pingpong_128x64x64_m2_s6_tma)
@@ -340,11 +342,20 @@ const KernelEntry kRegistry[] = {
     // the CTAs take adjacent column blocks of one token block and each loads half of the tokens,
     // multicast to both, as cuBLAS's `..._256x144_..._2x1_..._coopA` does there. Per stage a CTA
     // reads 256 + 72 (c128 n144) or 192 + 112 (c96 n224) operand rows from L2 instead of 256 + 144
-    // or 192 + 224. Not measured yet: the tuner times them.
+    // or 192 + 224. Measured (H100, session 24): their tests pass; an A/B at 14B, 32B, 72B M = 1300,
+    // 1537, 1792 against c96 n224 gave 0.99-1.01, and 1.058 (slower) for rowcoop x2 at 32B M = 1300:
+    // the tensor pipe waits on the epilogue, not on operand bytes. No table runs them.
     {{"k2_swapab_rowcoop_c128_n144_x2_s4", 2, 144, 128, 64, 4, 1, 2, 0, 1, false, false},
      kernels::launch_k2_swapab_rowcoop_c128_n144_x2_s4_bf16, kernels::launch_k2_swapab_rowcoop_c128_n144_x2_s4_fp16},
     {{"k2_swapab_coop_c96_n224_x2_s4", 2, 224, 96, 64, 4, 1, 2, 0, 1, false, false},
      kernels::launch_k2_swapab_coop_c96_n224_x2_s4_bf16, kernels::launch_k2_swapab_coop_c96_n224_x2_s4_fp16},
+    // The same two units with the SiLU without the IEEE division (swiglu_activation.hpp): in a
+    // Cooperative unit the tensor pipe waits for the epilogue, and ptxas serialises a range check
+    // and slow-path call per output around the division. Not measured yet: the tuner times them.
+    {{"k2_swapab_rowcoop_c128_n144_fs_s4", 2, 144, 128, 64, 4, 1, 1, 0, 1, false, false},
+     kernels::launch_k2_swapab_rowcoop_c128_n144_fs_s4_bf16, kernels::launch_k2_swapab_rowcoop_c128_n144_fs_s4_fp16},
+    {{"k2_swapab_coop_c96_n224_fs_s4", 2, 224, 96, 64, 4, 1, 1, 0, 1, false, false},
+     kernels::launch_k2_swapab_coop_c96_n224_fs_s4_bf16, kernels::launch_k2_swapab_coop_c96_n224_fs_s4_fp16},
 };
 }  // namespace
 

@@ -74,7 +74,7 @@
 namespace tileglu::kernels {
 
 template <class Element_, int kCols_, int kTokens_, int kStages_, bool kCooperative_ = false,
-          bool kSplitRows_ = false, int kClusterCols_ = 1>
+          bool kSplitRows_ = false, int kClusterCols_ = 1, bool kSiluWithoutDivision_ = false>
 struct Sm90SwigluSwapABPingpong {
   using Element = Element_;
   static constexpr int kCols = kCols_;          // output columns per unit
@@ -94,6 +94,11 @@ struct Sm90SwigluSwapABPingpong {
   static_assert(kClusterCols == 1 || kClusterCols == 2, "clusters of 1 or 2 CTAs");
   static constexpr int kTokensPerLoad = kTokens / kClusterCols;  // token rows one CTA's X copy loads
   static_assert(kTokensPerLoad % 8 == 0, "each CTA's share of the token tile must be whole 8-row atoms");
+  // The epilogue's SiLU: the IEEE division (default) or without it (the `_fs` configs; see
+  // swiglu_activation.hpp). In the Cooperative units the tensor pipe waits for the epilogue:
+  // under ncu (session 24, 32B M = 1537) the row-split unit's tensor pipe is busy 85 % of the
+  // cycles against cuBLAS's 95 % on the same tile shape and the same MMA cycles.
+  using Activation = cute::conditional_t<kSiluWithoutDivision_, SiluMulWithoutDivision, SiluMul>;
   static constexpr int kConsumers = 2;
   static constexpr int kConsumerTokens = kCooperative && !kSplitRows ? kTokens / 2 : kTokens;
   static constexpr int kConsumerRows = kSplitRows ? kRows / 2 : kRows;  // weight rows per warpgroup
@@ -293,7 +298,7 @@ sm90_swiglu_swapab_pingpong_kernel(__grid_constant__ typename Kernel::Params con
     Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<Kernel::kRows>{}, Int<Kernel::kTokens>{}));
     Tensor coord = thread_mma.partition_C(make_identity_tensor(make_shape(Int<Kernel::kRows>{}, Int<Kernel::kTokens>{})));
     uint16_t* const out = reinterpret_cast<uint16_t*>(p.out);
-    SiluMul const act;
+    typename Kernel::Activation const act;
     // SwiGLU of this thread's accumulators of unit u, stored from registers: each store
     // instruction writes 8 consecutive columns (16 bytes) of 4 tokens. In the Pingpong schedule
     // it runs under the other warpgroup's sweep; in the Cooperative one the tensor pipe waits for

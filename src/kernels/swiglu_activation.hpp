@@ -22,6 +22,24 @@ struct SiluMul {
   CUTLASS_DEVICE float operator()(float gate, float up) const { return silu(gate) * up; }
 };
 
+// silu(g) = g sigmoid(g) without the IEEE division, for the epilogues the tensor cores wait for
+// (the swap-AB Cooperative units' `_fs` configs, sm90_swiglu_swapab_pingpong.hpp): g / (1 + e) or
+// g e / (1 + e) with e = exp(-|g|) in (0, 1], so the denominator stays in (1, 2], where the
+// approximate reciprocal (rcp.approx through __fdividef) is within ~1 fp32 ulp. The division
+// costs a range check and a slow-path call per output that ptxas cannot interleave. Limits:
+// g -> -inf gives g * 0 = -0, g -> +inf gives g, NaN stays NaN. Not the default everywhere: in
+// the Pingpong 128x64 tile, whose epilogue overlaps the other warpgroup's mainloop, it measured
+// 3-10 % slower (bench/NOTES.md, session 21).
+CUTLASS_DEVICE float silu_without_division(float gate) {
+  float const e = __expf(-fabsf(gate));
+  float const sigmoid_of_abs = __fdividef(1.0f, 1.0f + e);  // sigmoid(|g|)
+  return gate * (gate >= 0.0f ? sigmoid_of_abs : e * sigmoid_of_abs);
+}
+
+struct SiluMulWithoutDivision {
+  CUTLASS_DEVICE float operator()(float gate, float up) const { return silu_without_division(gate) * up; }
+};
+
 // g * u for a gate accumulator that already holds silu(g): the sequential Kernel-1 applies SiLU
 // during its up K sweep (sm90_swiglu_mainloop_tma_gmma_ws.hpp), so its epilogue only multiplies.
 struct MulActivated {

@@ -92,8 +92,10 @@ const KernelEntry kEntries[] = {
     {{"k2_swapab_rowcoop_c128_n144_s4", 2, 144, 128, 64, 4, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k2_swapab_rowcoop_c128_n144_x2_s4", 2, 144, 128, 64, 4, 1, 2, 0, 1, false, false}, fake_launch, fake_launch},
     {{"k2_swapab_coop_c96_n224_x2_s4", 2, 224, 96, 64, 4, 1, 2, 0, 1, false, false}, fake_launch, fake_launch},
+    {{"k2_swapab_rowcoop_c128_n144_fs_s4", 2, 144, 128, 64, 4, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
+    {{"k2_swapab_coop_c96_n224_fs_s4", 2, 224, 96, 64, 4, 1, 1, 0, 1, false, false}, fake_launch, fake_launch},
 };
-constexpr int kEntryCount = 69;
+constexpr int kEntryCount = 71;
 constexpr int kS6 = 0;        // 128x64
 constexpr int kC2 = 1;        // 128x64, cluster 1x2 multicasting X
 constexpr int kS8 = 2;        // 64x64

@@ -342,7 +342,10 @@ INSTANTIATE_TEST_SUITE_P(
                                      "k2_swapab_rowcoop_c128_n144_s4",
                                      // 2-CTA clusters sharing the token tile (multicast).
                                      "k2_swapab_rowcoop_c128_n144_x2_s4",
-                                     "k2_swapab_coop_c96_n224_x2_s4"),
+                                     "k2_swapab_coop_c96_n224_x2_s4",
+                                     // Their SiLU without the IEEE division.
+                                     "k2_swapab_rowcoop_c128_n144_fs_s4",
+                                     "k2_swapab_coop_c96_n224_fs_s4"),
                      testing::Values(Format::kBF16, Format::kFP16)),
     [](const testing::TestParamInfo<SwigluGpu::ParamType>& info) {
       return std::get<0>(info.param) +
