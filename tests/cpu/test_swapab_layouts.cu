@@ -5,8 +5,9 @@
 // gate row. That is right only if the up element is the gate element's row + 8 (the producer
 // puts up rows 8 below their gate rows) at the same token, in the first half of a 16-row group,
 // and if the unit's threads together hold every (row, token) exactly once. Checked for every
-// schedule the kernel has, the row-split Cooperative one (kSplitRows) included, which has no
-// GPU test run yet; and which warpgroup holds what (a warpgroup's rows or tokens, by schedule).
+// schedule the kernel has, the row-split Cooperative one (kSplitRows) included (checked here
+// before its first GPU run, session 23); and which warpgroup holds what (a warpgroup's rows or
+// tokens, by schedule). The 2-CTA cluster configs share these TiledMmas.
 #include <cstdio>
 #include <vector>
 
