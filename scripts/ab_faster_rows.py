@@ -15,9 +15,11 @@ Prints one line per row that differed: kept or not, and why. Python 3 standard l
 """
 import argparse
 import json
+import os
 import sys
 
-from merge_tuning_tables import HEADER_KEYS, parse
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from merge_tuning_tables import HEADER_KEYS, parse  # noqa: E402  (the table format's one parser)
 
 DTYPE_OF_KERNEL_ROW = "bf16"  # the A/B step runs bf16 (bench/run_session.sh abtable)
 
