@@ -90,6 +90,25 @@ int once_per_device(Query const& query) {
   return value;
 }
 
+// How many clusters of kClusterX x kClusterY CTAs of Kernel's launch function `kernel` (its
+// threads and dynamic shared memory) fit on the device at once, or 0 when the query fails: asked
+// of the driver once per device (the lambda is a distinct type per Kernel and cluster shape, so
+// each has its own cache). Why ask: the answer depends on how the device's SMs group into GPCs
+// (an H200 fits 39 clusters of 3 but 66 of 2, session 11), not on the SM count alone.
+template <class Kernel, int kClusterX, int kClusterY = 1, class Params>
+int max_active_clusters_once(void (*kernel)(Params), cudaStream_t stream) {
+  return once_per_device([&] {
+    Sm90Launch probe(dim3(unsigned(kClusterX), unsigned(kClusterY), 1), Kernel::kThreads, Kernel::kSmemBytes,
+                     stream, unsigned(kClusterX), unsigned(kClusterY));
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, probe.get()) != cudaSuccess) {
+      (void)cudaGetLastError();  // the query's own error: the caller's fallback decides
+      return 0;
+    }
+    return clusters;
+  });
+}
+
 // The opt-in of Kernel's launch function `kernel` to `smem_bytes` of dynamic shared memory (past
 // the 48 KiB default), made once per device: a driver call on every launch costs what a decode
 // kernel's launch is worth. Returns the opt-in's error when it fails (then not cached).

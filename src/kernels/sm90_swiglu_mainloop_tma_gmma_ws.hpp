@@ -232,7 +232,7 @@ struct Sm90SwigluMainloop {
   // whole K by default; a split-K CTA takes its range). Called by one elected thread.
   // `cta_rank` (the CTA's rank in its cluster, x-major) picks this CTA's slices of the multicast
   // X and weight tiles and the CTAs each slice goes to. PipelineT: the Pingpong kernel's
-  // Pipeline, or any pipeline with its interface (sm90_local_tma_pipeline.hpp).
+  // Pipeline, or any pipeline with its interface (sm90_tma_pipeline.hpp).
   template <class PipelineT, class StateT>
   CUTLASS_DEVICE static void load(Params const& p, PipelineT& pipeline, StateT& write_state,
                                   int m_blk, int n_blk, int cta_rank, SharedStorage& smem,

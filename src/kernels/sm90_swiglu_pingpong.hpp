@@ -623,16 +623,7 @@ cudaError_t launch_sm90_swiglu_pingpong(SwigluParams const& p, int sm_count, cud
   // the device's SMs group into GPCs: asked of the driver once per device.
   int max_clusters = sm_count;
   if constexpr (Kernel::kClusterSize > 1) {
-    max_clusters = once_per_device([&] {
-      Sm90Launch probe(dim3(Kernel::kClusterM * (sm_count / Kernel::kClusterSize), Kernel::kClusterN, 1),
-                       Kernel::kThreads, Kernel::kSmemBytes, stream, Kernel::kClusterM, Kernel::kClusterN);
-      int n = 0;
-      if (cudaOccupancyMaxActiveClusters(&n, kernel, probe.get()) != cudaSuccess) {
-        (void)cudaGetLastError();  // the query's own error: the fallback below decides
-        n = 0;
-      }
-      return n;
-    });
+    max_clusters = max_active_clusters_once<Kernel, Kernel::kClusterM, Kernel::kClusterN>(kernel, stream);
     if (max_clusters <= 0) max_clusters = sm_count / Kernel::kClusterSize;
   }
   int const tiles = params.scheduler.total_tiles();

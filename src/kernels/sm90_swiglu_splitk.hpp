@@ -34,7 +34,7 @@
 
 #include "sm90_cluster_dsmem.hpp"
 #include "sm90_launch.hpp"
-#include "sm90_local_tma_pipeline.hpp"
+#include "sm90_tma_pipeline.hpp"
 #include "sm90_swiglu_epilogue.hpp"
 #include "sm90_swiglu_mainloop_tma_gmma_ws.hpp"
 #include "swiglu_params.h"
@@ -52,7 +52,7 @@ struct Sm90SwigluSplitK {
   using Mainloop = Sm90SwigluMainloop<Element, kTileM, kTileN, kTileK, kStages, 1, 0, false>;
   using Epilogue = Sm90SwigluEpilogue<Element, kTileM, kTileN>;
   using TiledMma = typename Mainloop::TiledMma;
-  using Pipeline = Sm90LocalTmaPipeline<kStages>;
+  using Pipeline = Sm90TmaPipeline<kStages>;
   using PipelineState = typename Pipeline::PipelineState;
 
   static constexpr int kThreads = 256;

@@ -102,7 +102,7 @@
 #include "sm90_cluster_dsmem.hpp"
 #include "sm90_grid_exchange.hpp"
 #include "sm90_launch.hpp"
-#include "sm90_local_tma_pipeline.hpp"
+#include "sm90_tma_pipeline.hpp"
 #include "sm90_tma_l2_promotion.hpp"
 #include "sm90_wgmma_k_sweep.hpp"
 #include "swiglu_activation.hpp"
@@ -168,7 +168,7 @@ struct Sm90SwigluSwapAB {
   static_assert(cute::cosize_v<SmemLayoutB> == kStageElemsB * kStages, "B stages must be dense");
   static constexpr uint32_t kTmaTransactionBytes = uint32_t((kTileRows + kTokens) * kTileK * sizeof(Element));
 
-  using Pipeline = Sm90LocalTmaPipeline<kStages>;
+  using Pipeline = Sm90TmaPipeline<kStages>;
   using PipelineState = typename Pipeline::PipelineState;
 
   // fp32 accumulator values per consumer thread: kValuesPerHalf of gate (atom 0), then as many of
@@ -737,26 +737,6 @@ sm90_swiglu_swapab_kernel(__grid_constant__ typename Kernel::Params const p) {
 #endif
 }
 
-// How many clusters of `splits` CTAs of `kernel` fit on this device at once (0 if none or the
-// query fails), asked once per device and cluster size.
-template <class Kernel, class KernelFn>
-int swapab_max_active_clusters(KernelFn* kernel, int splits, cudaStream_t stream) {
-  auto query = [&] {
-    Sm90Launch launch(dim3(unsigned(splits), 1, 1), Kernel::kThreads, Kernel::kSmemBytes, stream, unsigned(splits));
-    int clusters = 0;
-    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, launch.get()) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return 0;
-    }
-    return clusters;
-  };
-  switch (splits) {  // one cache per cluster size (once_per_device caches per lambda type)
-    case 2: return once_per_device([&] { return query(); });
-    case 3: return once_per_device([&] { return query(); });
-    default: return once_per_device([&] { return query(); });
-  }
-}
-
 // CTAs of `kernel` that fit on one SM at once (by its shared memory and registers), asked once
 // per device (a cache per Kernel); 0 when the query fails.
 template <class Kernel, class KernelFn>
@@ -875,10 +855,10 @@ cudaError_t launch_sm90_swiglu_swapab(SwigluParams const& p, int sm_count, cudaS
 
   if constexpr (Kernel::kStreamK) {
     // The clusters of S CTAs that fit on the GPU at once, asked once per device for each S.
-    int max_clusters[kSwapABStreamKMaxSplits + 1] = {};
-    for (int s = 2; s <= kSwapABStreamKMaxSplits; ++s) {
-      max_clusters[s] = swapab_max_active_clusters<Kernel>(kernel, s, stream);
-    }
+    static_assert(kSwapABStreamKMaxSplits == 4, "one query per cluster size below");
+    int max_clusters[kSwapABStreamKMaxSplits + 1] = {0, 0, max_active_clusters_once<Kernel, 2>(kernel, stream),
+                                                     max_active_clusters_once<Kernel, 3>(kernel, stream),
+                                                     max_active_clusters_once<Kernel, 4>(kernel, stream)};
     // TILEGLU_SWAPAB_SPLITS=2..4 (where that size fits): the plan over that cluster size alone.
     int const forced_splits = parse_swapab_splits(std::getenv("TILEGLU_SWAPAB_SPLITS"));
     int only_forced[kSwapABStreamKMaxSplits + 1] = {};

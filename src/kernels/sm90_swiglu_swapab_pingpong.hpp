@@ -48,7 +48,7 @@
 // multicasts it to both (cuBLAS's 32B M = 1537 kernel runs its 256 x 144 tile in 2x1 clusters).
 // Why: per stage a CTA then reads 256 + 72 operand rows from L2 instead of 256 + 144, 22 % fewer
 // bytes at c128 n144, and at these shapes the card runs at its power limit (session 9), so bytes
-// moved are clock lost. The stage barriers become cluster-wide (sm90_multicast_tma_pipeline.hpp).
+// moved are clock lost. The stage releases become cluster-wide (sm90_tma_pipeline.hpp, kPeers = 2).
 // Both CTAs walk the same unit sequence (units are column-block pairs), so they consume the same
 // stages; where the column blocks are odd in number the last pair's second CTA computes on the
 // TMA's zero fill past I and stores nothing.
@@ -64,8 +64,7 @@
 #include <cutlass/cutlass.h>
 
 #include "sm90_launch.hpp"
-#include "sm90_local_tma_pipeline.hpp"
-#include "sm90_multicast_tma_pipeline.hpp"
+#include "sm90_tma_pipeline.hpp"
 #include "sm90_tma_l2_promotion.hpp"
 #include "sm90_wgmma_k_sweep.hpp"
 #include "swiglu_activation.hpp"
@@ -150,8 +149,7 @@ struct Sm90SwigluSwapABPingpong {
   static_assert(cute::cosize_v<SmemLayoutB> == kStageElemsB * kStages, "B stages must be dense");
   static constexpr uint32_t kTmaTransactionBytes = uint32_t((kRows + kTokens) * kTileK * sizeof(Element));
 
-  using Pipeline = cute::conditional_t<kClusterCols == 1, Sm90LocalTmaPipeline<kStages>,
-                                       Sm90MulticastTmaPipeline<kStages, kClusterCols>>;
+  using Pipeline = Sm90TmaPipeline<kStages, kClusterCols>;
   using PipelineState = typename Pipeline::PipelineState;
 
   struct SharedStorage {
@@ -416,16 +414,7 @@ cudaError_t launch_sm90_swiglu_swapab_pingpong(SwigluParams const& p, int sm_cou
   int64_t clusters = (sm_count > 0 ? sm_count : 1) / kCluster;
   if constexpr (kCluster > 1) {
     // Whole clusters only; the GPCs' SM counts may leave some SMs out of any cluster.
-    int const fit = once_per_device([&] {
-      Sm90Launch probe(dim3(unsigned(kCluster * (clusters > 0 ? clusters : 1)), 1, 1), Kernel::kThreads,
-                       Kernel::kSmemBytes, stream, unsigned(kCluster));
-      int n = 0;
-      if (cudaOccupancyMaxActiveClusters(&n, kernel, probe.get()) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-      }
-      return n;
-    });
+    int const fit = max_active_clusters_once<Kernel, kCluster>(kernel, stream);
     if (fit > 0 && fit < clusters) clusters = fit;
   }
   if (clusters < 1) clusters = 1;
