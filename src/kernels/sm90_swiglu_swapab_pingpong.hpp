@@ -300,27 +300,49 @@ sm90_swiglu_swapab_pingpong_kernel(__grid_constant__ typename Kernel::Params con
     typename Kernel::Activation const act;
     // SwiGLU of this thread's accumulators of unit u, stored from registers: each store
     // instruction writes 8 consecutive columns (16 bytes) of 4 tokens. In the Pingpong schedule
-    // it runs under the other warpgroup's sweep; in the Cooperative one the tensor pipe waits for
-    // it, a few hundred cycles against a sweep of tens of thousands at these K.
+    // it runs under the other warpgroup's sweep; in the Cooperative ones the tensor pipe waits
+    // for it (session 24's ncu at 32B M = 1537: 12 % of the cycles), so it is written for few
+    // instructions per output: the bounds and addresses that do not change along the unrolled
+    // loops are hoisted (session 25's SASS of the row-split unit had ~30 instructions per
+    // output, half of them 64-bit address math and a branch around each store), leaving per
+    // output the activation, the rounding and one predicated store at an immediate offset.
+    //   Thread layout (the m64nNk16 accumulator): for (c, v, j) of atom m, weight row
+    // row(m) + 8 v, token token(c, j); row(m) - row(0) and token(c, j) - token(0, 0) are
+    // compile-time constants, so only row(0) and token(0, 0) are per thread.
+    constexpr int kAtoms = size<1>(accum);
+    constexpr int kTokenGroups = size<0, 2>(accum);
     auto store_unit = [&](int u) {
       auto const [token_blk, col_blk] = Kernel::unit_coord(p, u, rank);
-      int const col0 = col_blk * Kernel::kCols;
-      int const token0 = token_blk * Kernel::kTokens;
+      // Gate at row r (r % 16 < 8), up at r + 8: output column 8 * (r / 16) + r % 8. Atom m's
+      // rows are row(0) + a multiple of 16, so its column is column(0) + (row(m) - row(0)) / 2.
+      int const row0 = get<0>(coord(make_coord(make_coord(0, 0, 0), 0, 0)));
+      int const token_first = get<1>(coord(make_coord(make_coord(0, 0, 0), 0, 0)));
+      int const col_first = col_blk * Kernel::kCols + 8 * (row0 / 16) + row0 % 8;
+      int const token_base = token_blk * Kernel::kTokens + token_first;
+      bool col_in[kAtoms];
       CUTLASS_PRAGMA_UNROLL
-      for (int m = 0; m < size<1>(accum); ++m) {
+      for (int m = 0; m < kAtoms; ++m) {
+        int const row_step = get<0>(coord(make_coord(make_coord(0, 0, 0), m, 0))) - row0;
+        col_in[m] = col_first + row_step / 2 < p.i;
+      }
+      // Tokens past M: fewer than kTokens - 1 remain at most, so 32-bit.
+      int const tokens_left = p.m - token_base;
+      uint16_t* const first = out + int64_t(token_base) * p.ld_out + col_first;
+      CUTLASS_PRAGMA_UNROLL
+      for (int j = 0; j < kTokenGroups; ++j) {
         CUTLASS_PRAGMA_UNROLL
-        for (int j = 0; j < size<0, 2>(accum); ++j) {
+        for (int c = 0; c < 2; ++c) {
+          int const token_step = get<1>(coord(make_coord(make_coord(c, 0, j), 0, 0))) - token_first;
+          bool const token_in = token_step < tokens_left;
+          uint16_t* const row_out = first + int64_t(token_step) * p.ld_out;
           CUTLASS_PRAGMA_UNROLL
-          for (int c = 0; c < 2; ++c) {
-            // Gate at row r (r % 16 < 8), up at r + 8: output column 8 * (r / 16) + r % 8.
-            auto const gate_idx = make_coord(make_coord(c, 0, j), m, 0);
-            auto const up_idx = make_coord(make_coord(c, 1, j), m, 0);
-            int const row = get<0>(coord(gate_idx));
-            int64_t const col = col0 + 8 * (row / 16) + row % 8;
-            int64_t const token = token0 + get<1>(coord(gate_idx));
-            if (col < p.i && token < p.m) {
-              out[token * p.ld_out + col] = round_to_bits<Element>(act(accum(gate_idx), accum(up_idx)));
-            }
+          for (int m = 0; m < kAtoms; ++m) {
+            int const row_step = get<0>(coord(make_coord(make_coord(0, 0, 0), m, 0))) - row0;
+            // Computed whether stored or not (past I or M the TMA zero fill makes it finite), so
+            // that the store alone is predicated: no branch per output.
+            uint16_t const bits = round_to_bits<Element>(
+                act(accum(make_coord(make_coord(c, 0, j), m, 0)), accum(make_coord(make_coord(c, 1, j), m, 0))));
+            if (token_in && col_in[m]) row_out[row_step / 2] = bits;
           }
         }
       }
