@@ -4,7 +4,9 @@
 // ((c, 0, j), m, 0) and the up value at ((c, 1, j), m, 0), and takes the output column from the
 // gate row. That is right only if the up element is the gate element's row + 8 (the producer
 // puts up rows 8 below their gate rows) at the same token, in the first half of a 16-row group,
-// and if the unit's threads together hold every (row, token) exactly once. Checked for every
+// and if the unit's threads together hold every (row, token) exactly once; and the epilogue's
+// hoisted addressing (session 25) is right only if each atom's rows and each (c, j)'s tokens are
+// the thread's first plus offsets that hold in every atom. Checked for every
 // schedule the kernel has, the row-split Cooperative one (kSplitRows) included (checked here
 // before its first GPU run, session 23); and which warpgroup holds what (a warpgroup's rows or
 // tokens, by schedule). The 2-CTA cluster configs share these TiledMmas.
@@ -33,6 +35,12 @@ void check_unit_layout() {
     Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<kRows>{}, Int<kTokens>{}));
     ASSERT_EQ(int(size(accum)), Kernel::kAccumValues) << "thread " << t;
     int const warp_group = t / 128;
+    // What `store_atoms` hoists out of its loops: the thread's first row and token, each atom's
+    // row offset from the first (a multiple of 16, so that its output column is the first's +
+    // offset / 2) and each (c, j)'s token offset, the same in every atom.
+    int const row0 = get<0>(coord(make_coord(make_coord(0, 0, 0), 0, 0)));
+    int const token_first = get<1>(coord(make_coord(make_coord(0, 0, 0), 0, 0)));
+    int const col_first = 8 * (row0 / 16) + row0 % 8;
     for (int m = 0; m < int(size<1>(accum)); ++m) {
       for (int j = 0; j < int(size<0, 2>(accum)); ++j) {
         for (int c = 0; c < 2; ++c) {
@@ -47,6 +55,13 @@ void check_unit_layout() {
           } else if constexpr (Kernel::kCooperative) {
             EXPECT_EQ(token / Kernel::kConsumerTokens, warp_group) << "thread " << t;
           }
+          int const row_step = get<0>(coord(make_coord(make_coord(0, 0, 0), m, 0))) - row0;
+          int const token_step = get<1>(coord(make_coord(make_coord(c, 0, j), 0, 0))) - token_first;
+          ASSERT_EQ(row_step % 16, 0) << "thread " << t << ", atom " << m;
+          ASSERT_EQ(8 * (row / 16) + row % 8, col_first + row_step / 2)
+              << "thread " << t << ": the hoisted output column of atom " << m;
+          ASSERT_EQ(token, token_first + token_step) << "thread " << t << ": the hoisted token of (" << c << ", " << j
+                                                     << ") in atom " << m;
           ++held[size_t(row) * kTokens + token];
           ++held[size_t(row + 8) * kTokens + token];
         }
