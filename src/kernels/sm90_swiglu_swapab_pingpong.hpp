@@ -325,7 +325,7 @@ sm90_swiglu_swapab_pingpong_kernel(__grid_constant__ typename Kernel::Params con
         int const row_step = get<0>(coord(make_coord(make_coord(0, 0, 0), m, 0))) - row0;
         col_in[m] = col_first + row_step / 2 < p.i;
       }
-      // Tokens past M: fewer than kTokens - 1 remain at most, so 32-bit.
+      // Tokens from this thread's first one to M (0 or less: all past M); M is 32-bit.
       int const tokens_left = p.m - token_base;
       uint16_t* const first = out + int64_t(token_base) * p.ld_out + col_first;
       CUTLASS_PRAGMA_UNROLL
