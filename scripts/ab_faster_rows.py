@@ -21,7 +21,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from merge_tuning_tables import HEADER_KEYS, parse  # noqa: E402  (the table format's one parser)
 
-DTYPE_OF_KERNEL_ROW = "bf16"  # the A/B step runs bf16 (bench/run_session.sh abtable)
+AB_DTYPE = "bf16"  # the dtype the A/B step times (bench/run_session.sh abtable: --dtype bf16)
 
 
 def faster_rows(ab, table_path, margin):
@@ -35,7 +35,7 @@ def faster_rows(ab, table_path, margin):
         t = r.get("table_ab") or {}
         if not t.get("rounds"):
             continue  # the two configs agree (or the row was not timed)
-        key = (DTYPE_OF_KERNEL_ROW, int(r["K"]), int(r["I"]), int(r["M"]))
+        key = (AB_DTYPE, int(r["K"]), int(r["I"]), int(r["M"]))
         ratio = t.get("table_over_default")
         where = f"{r['model']} M={r['M']}: {t['table_config']} vs {t['default_config']}"
         if ratio is None:
@@ -44,13 +44,13 @@ def faster_rows(ab, table_path, margin):
         if key not in rows:
             report.append(f"skip {where}: the table has no row {key}")
             continue
-        if rows[key].split()[4] != t["table_config"]:
-            raise ValueError(f"{where}: the table's row says {rows[key].split()[4]}, the A/B "
+        fields = rows[key].split()
+        if fields[4] != t["table_config"]:
+            raise ValueError(f"{where}: the table's row says {fields[4]}, the A/B "
                              f"timed {t['table_config']}: not the table that A/B loaded")
         verdict = "keep" if ratio <= 1.0 - margin else "drop"
         report.append(f"{verdict} {where}: {ratio:.4f} (noise {t.get('noise') or 0:.3f})")
         if verdict == "keep":
-            fields = rows[key].split()
             kept.append(" ".join(fields[:5] + [f"{t['table_us']:.3f}"]))
     lines = [f"# rows of {table_path} faster than the embedded default by more than "
              f"{margin:.1%} in the A/B {ab.get('commit', '?')} on {ab.get('device', '?')}",

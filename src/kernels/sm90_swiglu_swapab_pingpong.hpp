@@ -319,11 +319,12 @@ sm90_swiglu_swapab_pingpong_kernel(__grid_constant__ typename Kernel::Params con
       int const token_first = get<1>(coord(make_coord(make_coord(0, 0, 0), 0, 0)));
       int const col_first = col_blk * Kernel::kCols + 8 * (row0 / 16) + row0 % 8;
       int const token_base = token_blk * Kernel::kTokens + token_first;
+      int col_step[kAtoms];  // atom m's output column - col_first
       bool col_in[kAtoms];
       CUTLASS_PRAGMA_UNROLL
       for (int m = 0; m < kAtoms; ++m) {
-        int const row_step = get<0>(coord(make_coord(make_coord(0, 0, 0), m, 0))) - row0;
-        col_in[m] = col_first + row_step / 2 < p.i;
+        col_step[m] = (get<0>(coord(make_coord(make_coord(0, 0, 0), m, 0))) - row0) / 2;
+        col_in[m] = col_first + col_step[m] < p.i;
       }
       // Tokens from this thread's first one to M (0 or less: all past M); M is 32-bit.
       int const tokens_left = p.m - token_base;
@@ -337,12 +338,11 @@ sm90_swiglu_swapab_pingpong_kernel(__grid_constant__ typename Kernel::Params con
           uint16_t* const row_out = first + int64_t(token_step) * p.ld_out;
           CUTLASS_PRAGMA_UNROLL
           for (int m = 0; m < kAtoms; ++m) {
-            int const row_step = get<0>(coord(make_coord(make_coord(0, 0, 0), m, 0))) - row0;
             // Computed whether stored or not (past I or M the TMA zero fill makes it finite), so
             // that the store alone is predicated: no branch per output.
             uint16_t const bits = round_to_bits<Element>(
                 act(accum(make_coord(make_coord(c, 0, j), m, 0)), accum(make_coord(make_coord(c, 1, j), m, 0))));
-            if (token_in && col_in[m]) row_out[row_step / 2] = bits;
+            if (token_in && col_in[m]) row_out[col_step[m]] = bits;
           }
         }
       }

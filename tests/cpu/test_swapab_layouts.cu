@@ -35,7 +35,7 @@ void check_unit_layout() {
     Tensor accum = partition_fragment_C(tiled_mma, make_shape(Int<kRows>{}, Int<kTokens>{}));
     ASSERT_EQ(int(size(accum)), Kernel::kAccumValues) << "thread " << t;
     int const warp_group = t / 128;
-    // What `store_atoms` hoists out of its loops: the thread's first row and token, each atom's
+    // What `store_unit` hoists out of its loops: the thread's first row and token, each atom's
     // row offset from the first (a multiple of 16, so that its output column is the first's +
     // offset / 2) and each (c, j)'s token offset, the same in every atom.
     int const row0 = get<0>(coord(make_coord(make_coord(0, 0, 0), 0, 0)));
