@@ -4,7 +4,8 @@
 # files, binaries stripped, and the CPU-test binary (22 MB: it links every kernel) replaced by a
 # stand-in that lists no tests, since the CPU tests run on the CPU machine. On the GPU machine:
 #   rm -rf build && mv .devbuild/build build
-# (.devbuild/ is in .git/info/exclude.)
+# (.devbuild/ is in .gitignore.) It empties .devbuild/ first: run bench/old_library.sh, which adds
+# .devbuild/old/, after it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf .devbuild && mkdir -p .devbuild

@@ -27,6 +27,11 @@
 #                            TILEGLU_SWAPAB_PACKED_WEIGHTS;
 #                            swiglu_bench --read-knobs) against
 #                            the default read, with the read probes ($KNOB_ARGS, e.g. --config X)
+#   oldnew    200            oldnew.json, session/oldnew/: the library of .devbuild/old/ (built by
+#                            bench/old_library.sh REV) against this build, in alternating
+#                            processes, $OLDNEW_ROUNDS rounds (default 3) of each of the
+#                            ';'-separated bench argument sets $OLDNEW_CASES (default: 14B-72B at
+#                            M = 1537); scripts/old_new_summary.py pairs them up
 #   splittrace 120           trace.json, session/trace_log.txt + trace_summary.txt: the split-tail
 #                            config's per-CTA timeline next to the whole-tile config
 #                            (build/bench/split_tail_trace, scripts/split_tail_trace_summary.py) on
@@ -116,6 +121,31 @@ for spec in "$@"; do
       timeout "$limit" build/bench/swiglu_bench --bench --no-baselines --dtype bf16 --m "$KNOB_M" \
         --read-knobs "$KNOB_SETTINGS" ${KNOB_ARGS:-} --out "$OUT/knobs.json" >"$MORE/knobs_log.txt" 2>&1
       echo "exit $?"; grep -E "warning|stream qwen|  tma_|bench qwen|read knobs" "$MORE/knobs_log.txt" | cut -c1-400 ;;
+    oldnew)
+      log "old library ($(cat .devbuild/old/REV 2>/dev/null)) against this build (limit ${limit:=200}s)"
+      deadline=$(( $(date +%s) + limit ))
+      old_lib="$(ls .devbuild/old/libtileglu.so.*.xz 2>/dev/null | head -1)"
+      if [[ -z "$old_lib" ]]; then echo "no .devbuild/old/libtileglu.so.*.xz (bench/old_library.sh)"; continue; fi
+      mkdir -p "$MORE/oldnew" /tmp/tileglu_old
+      so="$(basename "$old_lib" .xz)"
+      xz -dc "$old_lib" >"/tmp/tileglu_old/$so"
+      ln -sf "$so" /tmp/tileglu_old/libtileglu.so.0 && ln -sf libtileglu.so.0 /tmp/tileglu_old/libtileglu.so
+      IFS=';' read -r -a cases <<<"${OLDNEW_CASES:---models qwen2.5-14b,qwen2.5-32b,qwen2.5-72b --m 1537}"
+      # Alternating processes: old, new, old, new ... per case, so that clock and thermal drift
+      # fall on both; the old library comes first on the library path, ahead of the bench's RUNPATH.
+      for r in $(seq 1 "${OLDNEW_ROUNDS:-3}"); do
+        for c in "${!cases[@]}"; do
+          for v in old new; do
+            left=$(( deadline - $(date +%s) )); (( left > 5 )) || break 3
+            libs="$LD_LIBRARY_PATH"; [[ $v == old ]] && libs="/tmp/tileglu_old:$libs"
+            # shellcheck disable=SC2086
+            LD_LIBRARY_PATH="$libs" timeout "$left" build/bench/swiglu_bench --bench --no-ceilings \
+              --dtype bf16 ${cases[$c]} --out "$MORE/oldnew/${v}_case${c}_round$r.json" \
+              >"$MORE/oldnew/${v}_case${c}_round$r.log" 2>&1
+          done
+        done
+      done
+      python3 scripts/old_new_summary.py "$MORE/oldnew" --out "$OUT/oldnew.json" ;;
     splittrace)
       cases="${TRACE_CASES:-14b:256:5120:13824 32b:256:5120:27648 72b:100:8192:29568 72b:256:8192:29568 72b:512:8192:29568 0.5b:256:896:4864}"
       log "split-tail timeline: $cases (limit ${limit:=120}s)"
