@@ -5,12 +5,36 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 
 #include <cuda_runtime.h>
 
 #include "swiglu_params.h"
 
 namespace tileglu::kernels {
+
+// The most dynamic shared memory an SM90 CTA may opt in to (227 KiB).
+inline constexpr int kSm90MaxSmemPerCta = 232448;
+
+// The contract between a launcher and its kernel over dynamic shared memory: the TMA kernels'
+// SharedStorage holds 128-byte-swizzled tiles, which need 1024-byte alignment, while a dynamic
+// allocation is only guaranteed 16. The launch asks for smem_bytes_with_alignment_slack() and
+// the kernel rounds its base up with aligned_shared_storage(); both take the alignment from here,
+// so the slack always covers the rounding.
+inline constexpr int kSmemTileAlignment = 1024;
+
+template <class SharedStorage>
+constexpr int smem_bytes_with_alignment_slack() {
+  constexpr int bytes = int(sizeof(SharedStorage)) + kSmemTileAlignment;
+  static_assert(bytes <= kSm90MaxSmemPerCta, "exceeds the 227 KiB of shared memory an SM90 CTA may use");
+  return bytes;
+}
+
+template <class SharedStorage>
+__device__ __forceinline__ SharedStorage& aligned_shared_storage(char* smem_raw) {
+  constexpr uintptr_t kMask = uintptr_t(kSmemTileAlignment) - 1;
+  return *reinterpret_cast<SharedStorage*>((reinterpret_cast<uintptr_t>(smem_raw) + kMask) & ~kMask);
+}
 
 // cudaLaunchKernelEx's configuration for `threads`-thread CTAs with `smem_bytes` of dynamic
 // shared memory on `stream`, in clusters of cluster_x x cluster_y CTAs when that is more than one

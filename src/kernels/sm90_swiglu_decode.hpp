@@ -321,7 +321,7 @@ struct Sm90SwigluDecodeStream {
   static constexpr int kSmemBytes =
       kWarps * kRingVectorsPerWarp * 16 + kWarps * kAccum * 32 * int(sizeof(float));
   static_assert(kRingSteps >= 2, "a ring of at least two steps");
-  static_assert(kSmemBytes <= 232448, "exceeds the 227 KiB of shared memory an SM90 CTA may use");
+  static_assert(kSmemBytes <= kSm90MaxSmemPerCta, "exceeds the 227 KiB of shared memory an SM90 CTA may use");
 
   using Params = Sm90SwigluDecodeParams<Element>;
 };

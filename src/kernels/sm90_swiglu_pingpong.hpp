@@ -144,9 +144,7 @@ struct Sm90SwigluPingpong {
     typename MathOrderBarrier::SharedStorage math_order;
     cute::conditional_t<kSplitTail, ExchangeStorage, NoExchangeStorage> exchange;
   };
-  // Dynamic smem is only guaranteed 16-byte aligned; the swizzled tiles need 1024.
-  static constexpr int kSmemBytes = int(sizeof(SharedStorage)) + 1024;
-  static_assert(kSmemBytes <= 232448, "exceeds the 227 KiB of shared memory an SM90 CTA may use");
+  static constexpr int kSmemBytes = smem_bytes_with_alignment_slack<SharedStorage>();
 
   struct Params {
     typename Mainloop::Params mainloop;
@@ -307,8 +305,7 @@ sm90_swiglu_pingpong_kernel(__grid_constant__ typename Kernel::Params const para
   using SharedStorage = typename Kernel::SharedStorage;
 
   extern __shared__ char smem_raw[];
-  SharedStorage& smem = *reinterpret_cast<SharedStorage*>(
-      (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+  SharedStorage& smem = aligned_shared_storage<SharedStorage>(smem_raw);
 
   int const warp_group = cutlass::canonical_warp_group_idx();
   int const warp_in_group = cutlass::canonical_warp_idx_sync() % cutlass::NumWarpsPerWarpGroup;

@@ -75,8 +75,7 @@ struct Sm90SwigluSplitK {
     };
     typename Pipeline::SharedStorage pipeline;
   };
-  static constexpr int kSmemBytes = int(sizeof(SharedStorage)) + 1024;
-  static_assert(kSmemBytes <= 232448, "exceeds the 227 KiB of shared memory an SM90 CTA may use");
+  static constexpr int kSmemBytes = smem_bytes_with_alignment_slack<SharedStorage>();
 
   struct Params {
     typename Mainloop::Params mainloop;
@@ -97,8 +96,7 @@ sm90_swiglu_splitk_kernel(__grid_constant__ typename Kernel::Params const params
   constexpr int kSplits = Kernel::kSplits;
 
   extern __shared__ char smem_raw[];
-  SharedStorage& smem = *reinterpret_cast<SharedStorage*>(
-      (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+  SharedStorage& smem = aligned_shared_storage<SharedStorage>(smem_raw);
 
   int const warp_group = cutlass::canonical_warp_group_idx();
   int const wg_thread_idx = int(threadIdx.x) % cutlass::NumThreadsPerWarpGroup;

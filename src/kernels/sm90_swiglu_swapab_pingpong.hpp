@@ -157,8 +157,7 @@ struct Sm90SwigluSwapABPingpong {
     alignas(1024) cute::array_aligned<Element, cute::cosize_v<SmemLayoutB>, 1024> b;
     typename Pipeline::SharedStorage pipeline;
   };
-  static constexpr int kSmemBytes = int(sizeof(SharedStorage)) + 1024;  // + 1024: alignment slack
-  static_assert(kSmemBytes <= 232448, "exceeds the 227 KiB of shared memory an SM90 CTA may use");
+  static constexpr int kSmemBytes = smem_bytes_with_alignment_slack<SharedStorage>();
 
   using GmemLayout = cute::Layout<cute::Shape<int, int>, cute::Stride<int64_t, cute::_1>>;
   using GmemTensor = decltype(cute::make_tensor(cute::make_gmem_ptr(static_cast<Element const*>(nullptr)), GmemLayout{}));
@@ -200,8 +199,7 @@ sm90_swiglu_swapab_pingpong_kernel(__grid_constant__ typename Kernel::Params con
   constexpr int kTileK = Kernel::kTileK;
 
   extern __shared__ char smem_raw[];
-  SharedStorage& smem = *reinterpret_cast<SharedStorage*>(
-      (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+  SharedStorage& smem = aligned_shared_storage<SharedStorage>(smem_raw);
 
   int const warp_group = cutlass::canonical_warp_group_idx();
   int const wg_thread_idx = int(threadIdx.x) % cutlass::NumThreadsPerWarpGroup;
