@@ -25,6 +25,9 @@ inline constexpr int kSmemTileAlignment = 1024;
 
 template <class SharedStorage>
 constexpr int smem_bytes_with_alignment_slack() {
+  // aligned_shared_storage rounds to kSmemTileAlignment only: a SharedStorage that needs more
+  // would be misplaced.
+  static_assert(alignof(SharedStorage) <= kSmemTileAlignment, "SharedStorage needs more alignment than the rounding gives");
   constexpr int bytes = int(sizeof(SharedStorage)) + kSmemTileAlignment;
   static_assert(bytes <= kSm90MaxSmemPerCta, "exceeds the 227 KiB of shared memory an SM90 CTA may use");
   return bytes;
